@@ -1,0 +1,188 @@
+"""Making tensors: `tensor`, `zeros`, `rand`, ... with PyTorch's dtype rules.
+
+Python floats give float32 and Python ints give int64, as in PyTorch. A numpy
+array keeps its dtype. Random numbers come from one generator that
+`manual_seed` resets; it starts from a fixed seed, so a notebook run twice
+prints the same numbers, which nbval needs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes
+from .tensor import Tensor, _make
+
+_DEFAULT_SEED = 0
+_generator = np.random.default_rng(_DEFAULT_SEED)
+
+
+def manual_seed(seed: int) -> None:
+    """Make every random number autogradviz draws from now on reproducible."""
+    global _generator
+    _generator = np.random.default_rng(int(seed))
+
+
+seed = manual_seed
+
+
+def _to_array(data, dtype=None) -> np.ndarray:
+    """A fresh array for `data`, with PyTorch's dtype inference."""
+    if isinstance(data, Tensor):
+        data = data._data
+    if isinstance(data, (np.ndarray, np.generic)):
+        array = np.array(data)
+        if dtype is None:
+            dtypes.from_numpy_dtype(array.dtype)  # refuses float16 with a clear error
+    else:
+        if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+            data = _untensor(data)
+        array = np.array(data)
+        if dtype is None and array.dtype.kind not in "fiub":
+            raise TypeError(f"can't make a tensor from {type(data).__name__} data of numpy dtype {array.dtype}")
+        if dtype is None:
+            dtype = dtypes.float32 if array.dtype.kind == "f" else None
+    target = dtypes.to_dtype(dtype) if dtype is not None else dtypes.from_numpy_dtype(array.dtype)
+    if array.dtype != target.numpy:
+        array = array.astype(target.numpy)
+    return array
+
+
+def _flat(data):
+    for x in data:
+        if isinstance(x, (list, tuple)):
+            yield from _flat(x)
+        else:
+            yield x
+
+
+def _untensor(data):
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return [_untensor(x) for x in data]
+    return data
+
+
+def _finish(array: np.ndarray, requires_grad: bool) -> Tensor:
+    t = _make(array)
+    if requires_grad:
+        t.requires_grad = True  # the setter refuses integer dtypes with PyTorch's message
+    return t
+
+
+def tensor(data, dtype=None, requires_grad: bool = False, stop_gradient: bool | None = None) -> Tensor:
+    """A new leaf tensor holding a copy of `data`.
+
+    `stop_gradient=False` is Paddle's way of saying `requires_grad=True`.
+    """
+    if stop_gradient is not None:
+        if requires_grad and stop_gradient:
+            raise ValueError("requires_grad=True and stop_gradient=True contradict each other")
+        requires_grad = not stop_gradient
+    return _finish(_to_array(data, dtype), requires_grad)
+
+
+to_tensor = tensor  # Paddle's name
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing memory with `array`: changing one changes the other."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    dtypes.from_numpy_dtype(array.dtype)
+    return _make(array)
+
+
+def _size(size) -> tuple[int, ...]:
+    """Sizes may be given as ints, a tuple or a list: ones(2, 2) == ones((2, 2))."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    if len(size) == 1 and isinstance(size[0], Tensor):
+        size = size[0].tolist()
+    return tuple(int(s) for s in size)
+
+
+def _float_dtype(dtype) -> np.dtype:
+    return (dtypes.to_dtype(dtype) if dtype is not None else dtypes.float32).numpy
+
+
+def zeros(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.zeros(_size(size), _float_dtype(dtype)), requires_grad)
+
+
+def ones(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.ones(_size(size), _float_dtype(dtype)), requires_grad)
+
+
+def full(size, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
+    if dtype is None:
+        dtype = _to_array(fill_value).dtype
+    return _finish(np.full(_size((size,)), fill_value, dtypes.to_dtype(dtype).numpy), requires_grad)
+
+
+def empty(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+
+
+def rand(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Uniform on [0, 1)."""
+    return _finish(_generator.random(_size(size)).astype(_float_dtype(dtype)), requires_grad)
+
+
+def randn(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Standard normal."""
+    return _finish(_generator.standard_normal(_size(size)).astype(_float_dtype(dtype)), requires_grad)
+
+
+def randint(low: int, high: int | None = None, size=(1,), *, shape=None, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Integers in [low, high). `randint(high, size)` starts at 0, and Paddle's
+    `randint(0, 1000)` gives one number, shape (1,)."""
+    if high is None:
+        low, high = 0, low
+    if shape is not None:
+        size = shape
+    size = _size((size,))
+    target = dtypes.to_dtype(dtype) if dtype is not None else dtypes.int64
+    return _finish(_generator.integers(low, high, size).astype(target.numpy), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        is_float = any(isinstance(v, float) for v in (start, end, step))
+        dtype = dtypes.float32 if is_float else dtypes.int64
+    return _finish(np.arange(start, end, step).astype(dtypes.to_dtype(dtype).numpy), requires_grad)
+
+
+def linspace(start, end, steps: int, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.linspace(start, end, steps).astype(_float_dtype(dtype)), requires_grad)
+
+
+def eye(n: int, m: int | None = None, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)
+
+
+def _like_dtype(t: Tensor, dtype) -> np.dtype:
+    return dtypes.to_dtype(dtype).numpy if dtype is not None else t._data.dtype
+
+
+def zeros_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.zeros(t.shape, _like_dtype(t, dtype)), requires_grad)
+
+
+def ones_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.ones(t.shape, _like_dtype(t, dtype)), requires_grad)
+
+
+def full_like(t: Tensor, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.full(t.shape, fill_value, _like_dtype(t, dtype)), requires_grad)
+
+
+def rand_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _finish(_generator.random(t.shape).astype(_like_dtype(t, dtype)), requires_grad)
+
+
+def randn_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _finish(_generator.standard_normal(t.shape).astype(_like_dtype(t, dtype)), requires_grad)

@@ -1,0 +1,328 @@
+"""The backward engine: one walk over the graph, shared by everything.
+
+`backward_steps` walks the graph of backward nodes in topological order (each
+node only after every node that sends it gradient) and yields one
+`BackwardStep` per node it runs. `Tensor.backward()`, `agv.grad()` and the
+backward-stepper widget all consume this same sequence: there is one engine.
+
+Writes to `.grad` wait until the walk has finished, so a backward that fails
+half-way (a version-counter error, a bad hook) changes no `.grad` at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from .grad_mode import _state as _grad_state
+from .node import AccumulateGrad, Node
+from .ops import numpy_math, tensor_math
+from .ops.broadcast import reduced_axes, sum_to
+from .tensor import Tensor, _make
+
+
+class BackwardStep:
+    """What happened when the engine ran one node.
+
+    - `node`: the backward node (`MulBackward0`, `AccumulateGrad`, ...);
+    - `grad`: the gradient that arrived at it ("upstream"), all paths summed;
+    - `sent`: what its `vjp` returned, one entry per input (None: no edge);
+    - `reductions`: (input, shape before, shape after, axes) for each gradient
+      the engine summed down because the forward op had broadcast;
+    - `merges`: (input, before, new, after) where the receiving node already
+      held gradient from another path, and the two were added;
+    - `leaf`: for AccumulateGrad, the leaf tensor and its `.grad` data before.
+
+    Gradients are numpy arrays, or tensors when create_graph=True.
+    """
+
+    __slots__ = ("index", "node", "grad", "sent", "reductions", "merges", "leaf", "leaf_grad_before")
+
+    def __init__(self, index, node, grad, sent, reductions, merges, leaf=None, leaf_grad_before=None):
+        self.index = index
+        self.node = node
+        self.grad = grad
+        self.sent = sent
+        self.reductions = reductions
+        self.merges = merges
+        self.leaf = leaf
+        self.leaf_grad_before = leaf_grad_before
+
+    def __repr__(self) -> str:
+        return f"<BackwardStep {self.index}: {self.node.name()}>"
+
+
+def topological_order(roots: Sequence[Node]) -> list[Node]:
+    """Every node reachable from `roots`, each before the nodes it sends to.
+
+    An iterative depth-first search (a recursive one would overflow Python's
+    stack on a long chain): a node is emitted after all its inputs' nodes,
+    and the emitted list is then reversed.
+    """
+    postorder: list[Node] = []
+    seen: set[Node] = set()
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(root._next))]
+        while stack:
+            node, children = stack[-1]
+            for child in children:
+                if child is not None and child not in seen:
+                    seen.add(child)
+                    stack.append((child, iter(child._next)))
+                    break
+            else:
+                stack.pop()
+                postorder.append(node)
+    postorder.reverse()
+    return postorder
+
+
+def backward_steps(
+    tensors: Sequence[Tensor],
+    grad_tensors: Sequence[Tensor],
+    retain_graph: bool = False,
+    create_graph: bool = False,
+    inputs: Sequence[Tensor] | None = None,
+    captured: list | None = None,
+    accumulate: bool = True,
+) -> Iterator[BackwardStep]:
+    """Run backward from `tensors`, seeded with `grad_tensors`, one node at a time.
+
+    With `inputs`, the gradients arriving at those tensors are stored in
+    `captured` (agv.grad) and no `.grad` is written; with accumulate=False,
+    nothing is written either (the stepper replays the walk this way).
+    """
+    m = tensor_math if create_graph else numpy_math
+    buffer: dict[Node, object] = {}  # gradient waiting at each node, paths summed
+    roots = []
+    for t, g in zip(tensors, grad_tensors):
+        node = t._grad_fn or t._accumulator()
+        g = g if create_graph else g._data
+        buffer[node] = buffer[node] + g if node in buffer else g
+        roots.append(node)
+    order = topological_order(roots)
+
+    targets: dict[Node, list[int]] = {}
+    needed = None
+    if inputs is not None:
+        for i, t in enumerate(inputs):
+            targets.setdefault(t._grad_fn or t._accumulator(), []).append(i)
+        needed = _nodes_leading_to(order, targets)
+        accumulate = False
+
+    leaf_grads: dict[Tensor, object] = {}
+    retained: list[tuple[Tensor, object]] = []
+    executed: list[Node] = []
+    previous_mode = _grad_state.enabled
+    for index, node in enumerate(order):
+        g = buffer.pop(node, None)
+        if g is None or (needed is not None and node not in needed):
+            continue
+        if node._hooks:
+            g = _run_hooks(node._hooks, g, create_graph)
+        if node._retained is not None:
+            owner = node._retained()
+            if owner is not None:
+                retained.append((owner, g))
+        if node in targets:
+            for i in targets[node]:
+                captured[i] = g
+        if type(node) is AccumulateGrad:
+            leaf = node.variable
+            hooks = leaf._extra("hooks") if leaf._meta is not None else None
+            if hooks:
+                g = _run_hooks(hooks, g, create_graph)
+            if accumulate:
+                leaf_grads[leaf] = g
+            before = leaf._grad
+            yield BackwardStep(index, node, g, (), None, None, leaf, None if before is None else before._data)
+            continue
+        if needed is not None and not any(child in needed for child in node._next):
+            continue  # agv.grad: nothing below this node was asked for
+
+        _grad_state.enabled = create_graph  # a create_graph backward records its own graph
+        try:
+            if node._saved == ():
+                grads = node.vjp(m, g)
+            else:  # raises if the saved values were freed, or changed in place since
+                grads = node.vjp(m, g, *node._unpack(create_graph))
+            reductions = merges = None
+            shapes = node._shapes
+            for i, child in enumerate(node._next):
+                if child is None or grads[i] is None:
+                    continue
+                gi = grads[i]
+                if shapes is not None and gi.shape != shapes[i]:
+                    # the forward op broadcast this input: sum the gradient back to its shape
+                    reduced = sum_to(m, gi, shapes[i])
+                    axes, _ = reduced_axes(gi.shape, shapes[i])
+                    reductions = (reductions or []) + [(i, gi.shape, shapes[i], axes)]
+                    gi = reduced
+                waiting = buffer.get(child)
+                if waiting is None:
+                    buffer[child] = gi
+                else:
+                    total = buffer[child] = waiting + gi
+                    merges = (merges or []) + [(i, waiting, gi, total)]
+        finally:
+            _grad_state.enabled = previous_mode
+        executed.append(node)
+        yield BackwardStep(index, node, g, grads, reductions, merges)
+
+    # the walk succeeded: now write .grad, and free what backward saved
+    for leaf, g in leaf_grads.items():
+        _accumulate(leaf, g, create_graph)
+    for owner, g in retained:
+        _accumulate(owner, g, create_graph)
+    if not retain_graph:
+        for node in executed:
+            node._free()
+
+
+def _nodes_leading_to(order: list[Node], targets: dict[Node, list[int]]) -> set[Node]:
+    """The nodes from which some target can be reached: only they need to run."""
+    needed = set(targets)
+    for node in reversed(order):
+        if node not in needed and any(child in needed for child in node._next):
+            needed.add(node)
+    return needed
+
+
+def _run_hooks(hooks: list, g, create_graph: bool):
+    for hook in list(hooks):
+        result = hook(g if create_graph else _make(g))
+        if result is None:
+            continue
+        if not isinstance(result, Tensor):
+            raise TypeError(f"hook '{_hook_name(hook)}' must return a Tensor or None, not {type(result).__name__}")
+        if result.shape != g.shape:
+            raise RuntimeError(
+                f"hook '{_hook_name(hook)}' has changed the size of value: it returned a gradient of "
+                f"shape {result.shape}, but the gradient has shape {tuple(g.shape)}"
+            )
+        g = result if create_graph else result._data
+    return g
+
+
+def _hook_name(hook) -> str:
+    return getattr(hook, "__name__", type(hook).__name__)
+
+
+def _accumulate(t: Tensor, g, create_graph: bool) -> None:
+    """Add `g` into `t.grad`, as PyTorch's AccumulateGrad does."""
+    dtype = t._data.dtype
+    existing = t._grad
+    if create_graph:
+        g = g if g._data.dtype == dtype else _make(g._data.astype(dtype))
+        t._grad = g if existing is None else existing + g
+    elif existing is None:
+        # always a fresh array: `g` may also be another tensor's gradient
+        t._grad = _make(np.array(g, dtype=dtype, copy=True))
+    elif existing._requires_grad or not existing._data.flags.writeable:
+        t._grad = _make(np.add(existing._data, g).astype(dtype, copy=False))
+    else:
+        np.add(existing._data, g, out=existing._data, casting="unsafe")
+
+
+# -- the public entry points --------------------------------------------------------------
+
+
+def _as_list(x) -> list:
+    if x is None:
+        return []
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def _root_grads(outputs: list[Tensor], grad_outputs: list, create_graph: bool, what: str) -> list[Tensor]:
+    """The gradient to start from at each output: given, or 1 for a scalar."""
+    if len(grad_outputs) not in (0, len(outputs)):
+        raise RuntimeError(f"{what}: got {len(grad_outputs)} gradients for {len(outputs)} outputs")
+    grads = []
+    for i, t in enumerate(outputs):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{what}: expected Tensors, got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn: nothing "
+                "that it was computed from has requires_grad=True (or it was computed under no_grad)"
+            )
+        g = grad_outputs[i] if grad_outputs else None
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for scalar outputs: this output has shape "
+                    f"{t.shape}. Pass a gradient of that shape, for example "
+                    "y.backward(agv.ones_like(y)), or reduce y to a scalar first (y.sum())."
+                )
+            g = _make(np.ones(t.shape, dtype=t._data.dtype))
+        else:
+            if not isinstance(g, Tensor):
+                from .creation import tensor
+
+                g = tensor(g, dtype=t.dtype)
+            if g.shape != t.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: the gradient has shape {g.shape} but the output has shape {t.shape}"
+                )
+            if g._data.dtype != t._data.dtype and not create_graph:
+                g = _make(g._data.astype(t._data.dtype))
+        grads.append(g)
+    return grads
+
+
+def backward(
+    tensors,
+    grad_tensors=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+) -> None:
+    """Compute gradients of `tensors` and add them into the leaves' `.grad`."""
+    outputs = _as_list(tensors)
+    grads = _root_grads(outputs, _as_list(grad_tensors), create_graph, "backward")
+    if retain_graph is None:
+        retain_graph = create_graph
+    for _ in backward_steps(outputs, grads, retain_graph, create_graph):
+        pass
+
+
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+) -> tuple:
+    """The gradients of `outputs` with respect to `inputs`, returned as a tuple;
+    `.grad` is left untouched."""
+    outs = _as_list(outputs)
+    ins = _as_list(inputs)
+    for t in ins:
+        if not isinstance(t, Tensor) or not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _root_grads(outs, _as_list(grad_outputs), create_graph, "grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    captured: list = [None] * len(ins)
+    for _ in backward_steps(outs, grads, retain_graph, create_graph, inputs=ins, captured=captured):
+        pass
+    result = []
+    for t, g in zip(ins, captured):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+            result.append(None)
+        elif create_graph:
+            result.append(g)
+        else:
+            result.append(_make(np.array(g, dtype=t._data.dtype, copy=True)))
+    return tuple(result)

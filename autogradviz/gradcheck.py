@@ -1,0 +1,107 @@
+"""gradcheck: compare backward's gradients with finite differences.
+
+The analytic Jacobian comes from the engine (one backward per output element);
+the numerical one from central differences, (f(x + eps) - f(x - eps)) / 2eps,
+one input element at a time. Both run in float64, where eps = 1e-6 is accurate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import engine
+from .grad_mode import no_grad
+from .tensor import Tensor, _make
+
+
+class GradcheckError(RuntimeError):
+    """Backward's gradient and the finite-difference estimate disagree."""
+
+
+def _as_tuple(x) -> tuple:
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _float64_copy(x):
+    if not isinstance(x, Tensor) or x._data.dtype.kind != "f":
+        return x
+    copy = _make(x._data.astype(np.float64))
+    copy._requires_grad = x._requires_grad
+    if x.name is not None:
+        copy.name = x.name
+    return copy
+
+
+def _outputs(fn, inputs) -> list[Tensor]:
+    return [o for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor) and o._data.dtype.kind == "f"]
+
+
+def gradcheck(fn, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True) -> bool:
+    """True if the gradients of `fn` at `inputs` match finite differences;
+    otherwise raise GradcheckError naming the worst element (or return False
+    with raise_exception=False)."""
+    inputs = tuple(_float64_copy(x) for x in _as_tuple(inputs))
+    wrt = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
+    if not wrt:
+        raise ValueError("gradcheck expects at least one input tensor with requires_grad=True")
+    outputs = _outputs(fn, inputs)
+
+    worst = None  # (excess over tolerance, description)
+    for o_index, out in enumerate(outputs):
+        analytic = _analytic_jacobian(out, [inputs[i] for i in wrt])
+        for column, i in enumerate(wrt):
+            numerical = _numerical_jacobian(fn, inputs, i, o_index, eps)
+            a, n = analytic[column], numerical
+            excess = np.abs(a - n) - (atol + rtol * np.abs(n))
+            if excess.size and np.nanmax(np.where(np.isnan(excess), np.inf, excess)) > 0:
+                flat = int(np.argmax(np.where(np.isnan(excess), np.inf, excess)))
+                out_el, in_el = np.unravel_index(flat, excess.shape)
+                where = np.unravel_index(in_el, inputs[i].shape) if inputs[i].ndim else ()
+                where_out = np.unravel_index(out_el, out.shape) if out.ndim else ()
+                name = f" ({inputs[i].name})" if inputs[i].name else ""
+                message = (
+                    f"Jacobian mismatch for output {o_index} with respect to input {i}{name}: "
+                    f"the worst element is d output{list(where_out)} / d input{list(where)}: "
+                    f"analytic {a.flat[flat]:.8g}, numerical {n.flat[flat]:.8g} "
+                    f"(|difference| {abs(a.flat[flat] - n.flat[flat]):.3g} exceeds atol + rtol*|numerical| "
+                    f"= {atol + rtol * abs(n.flat[flat]):.3g})"
+                )
+                if worst is None or excess.flat[flat] > worst[0]:
+                    worst = (excess.flat[flat], message)
+    if worst is not None:
+        if raise_exception:
+            raise GradcheckError(worst[1])
+        return False
+    return True
+
+
+def _analytic_jacobian(out: Tensor, wrt: list[Tensor]) -> list[np.ndarray]:
+    """One (out.numel, input.numel) matrix per input, from one backward per row."""
+    jac = [np.zeros((out._data.size, x._data.size)) for x in wrt]
+    for row in range(out._data.size):
+        seed = np.zeros(out._data.size)
+        seed[row] = 1.0
+        if not out._requires_grad:
+            continue
+        grads = engine.grad(out, wrt, _make(seed.reshape(out.shape)), retain_graph=True, allow_unused=True)
+        for column, g in enumerate(grads):
+            if g is not None:
+                jac[column][row] = g._data.reshape(-1)
+    return jac
+
+
+def _numerical_jacobian(fn, inputs: tuple, i: int, o_index: int, eps: float) -> np.ndarray:
+    x = inputs[i]._data
+    columns = []
+    with no_grad():
+        for k in range(x.size):
+            original = x.flat[k]
+            x.flat[k] = original + eps
+            plus = _outputs(fn, inputs)[o_index]._data.astype(np.float64).reshape(-1)
+            x.flat[k] = original - eps
+            minus = _outputs(fn, inputs)[o_index]._data.astype(np.float64).reshape(-1)
+            x.flat[k] = original
+            columns.append((plus - minus) / (2 * eps))
+    if not columns:
+        return np.zeros((0, 0))
+    return np.stack(columns, axis=1)

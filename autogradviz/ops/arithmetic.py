@@ -1,0 +1,185 @@
+"""Arithmetic: + - * / ** @ and negation.
+
+Each op is a forward function next to its backward node, whose `vjp` returns
+"upstream gradient times local derivative" for each input. Gradients that come
+back broadcast (too big) are summed to each input's shape by the engine.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..node import OUTPUT, Node
+from ._operands import binary, data, operand
+
+
+# c = a + b ---------------------------------------------------------------------
+class AddBackward0(Node):
+    __slots__ = ()
+    op, broadcasts = "+", True
+    rules = ("∂(a+b)/∂a = 1", "∂(a+b)/∂b = 1")
+
+    def vjp(self, m, g):
+        return g, g
+
+
+def add(a, b):
+    a, b = operand(a), operand(b)
+    return AddBackward0.record(binary("add", np.add, a, b), (a, b))
+
+
+# c = a - b ---------------------------------------------------------------------
+class SubBackward0(Node):
+    __slots__ = ()
+    op, broadcasts = "-", True
+    rules = ("∂(a-b)/∂a = 1", "∂(a-b)/∂b = -1")
+
+    def vjp(self, m, g):
+        return g, -g
+
+
+def sub(a, b):
+    a, b = operand(a), operand(b)
+    return SubBackward0.record(binary("sub", np.subtract, a, b), (a, b))
+
+
+# c = a * b ---------------------------------------------------------------------
+class MulBackward0(Node):
+    __slots__ = ()
+    op, broadcasts = "*", True
+    rules = ("∂(a·b)/∂a = b", "∂(a·b)/∂b = a")
+
+    def vjp(self, m, g, a, b):
+        return g * b, g * a
+
+
+def mul(a, b):
+    a, b = operand(a), operand(b)
+    return MulBackward0.record(binary("mul", np.multiply, a, b), (a, b), saved=(a, b))
+
+
+# c = a / b ---------------------------------------------------------------------
+class DivBackward0(Node):
+    __slots__ = ()
+    op, broadcasts = "/", True
+    rules = ("∂(a/b)/∂a = 1/b", "∂(a/b)/∂b = -a/b²")
+
+    def vjp(self, m, g, a, b):
+        return g / b, -g * a / (b * b)
+
+
+def div(a, b):
+    a, b = operand(a), operand(b)
+    return DivBackward0.record(binary("div", np.true_divide, a, b), (a, b), saved=(a, b))
+
+
+# c = -a ------------------------------------------------------------------------
+class NegBackward0(Node):
+    __slots__ = ()
+    op = "neg"
+    rules = ("∂(-a)/∂a = -1",)
+
+    def vjp(self, m, g):
+        return (-g,)
+
+
+def neg(a):
+    a = operand(a)
+    return NegBackward0.record(np.negative(a._data), (a,))
+
+
+# c = a ** p, p a number ------------------------------------------------------------
+class PowBackward0(Node):
+    __slots__ = ()
+    op = "**"
+    rules = ("∂(aᵖ)/∂a = p·aᵖ⁻¹",)
+
+    def vjp(self, m, g, a):
+        p = self.args
+        if p == 0:
+            return (g * 0,)
+        return (g * p * a ** (p - 1),)
+
+
+# c = a ** b, b a tensor --------------------------------------------------------------
+class PowBackward1(Node):
+    __slots__ = ()
+    op, broadcasts = "**", True
+    rules = ("∂(aᵇ)/∂a = b·aᵇ⁻¹", "∂(aᵇ)/∂b = aᵇ·ln a")
+
+    def vjp(self, m, g, a, b, out):
+        # where a == 0, a**b does not depend on b (PyTorch's convention): use ln 1 = 0
+        safe_a = m.where(a == 0, 1.0, a)
+        return g * b * a ** (b - 1), g * out * m.log(safe_a)
+
+
+def pow(a, b):  # noqa: A001 - PyTorch's name
+    a, b = operand(a), operand(b)
+    out = binary("pow", np.power, a, b)
+    if not hasattr(b, "_data"):
+        return PowBackward0.record(out, (a,), saved=(a,), args=b)
+    return PowBackward1.record(out, (a, b), saved=(a, b, OUTPUT), save_output=True)
+
+
+# c = a @ b --------------------------------------------------------------------------
+class MatmulBackward0(Node):
+    """Also covers vectors (1-D) and batches (3-D and more)."""
+
+    __slots__ = ()
+    op, broadcasts = "@", True
+    rules = ("∂(a@b)/∂a = g @ bᵀ", "∂(a@b)/∂b = aᵀ @ g")
+
+    def vjp(self, m, g, a, b):
+        if a.ndim == 1 and b.ndim == 1:
+            return g * b, g * a
+        # treat a vector as a one-row (a) or one-column (b) matrix, then undo it
+        if a.ndim == 1:
+            a = m.reshape(a, (1,) + a.shape)
+            g = m.reshape(g, g.shape[:-1] + (1,) + g.shape[-1:])
+        if b.ndim == 1:
+            b = m.reshape(b, b.shape + (1,))
+            g = m.reshape(g, g.shape + (1,))
+        # skip the gradient nobody needs: for `x @ w` that is often the costly one
+        ga = g @ m.transpose(b, -1, -2) if self.needs(0) else None
+        gb = m.transpose(a, -1, -2) @ g if self.needs(1) else None
+        if ga is not None and self.args[0] == 1:
+            ga = m.reshape(ga, ga.shape[:-2] + ga.shape[-1:])
+        if gb is not None and self.args[1] == 1:
+            gb = m.reshape(gb, gb.shape[:-1])
+        return ga, gb
+
+
+class MmBackward0(MatmulBackward0):
+    """PyTorch's name for a 2-D @ 2-D product."""
+
+    __slots__ = ()
+
+
+def matmul(a, b):
+    a, b = operand(a), operand(b)
+    x, y = data(a), data(b)
+    if np.ndim(x) == 0 or np.ndim(y) == 0:
+        raise RuntimeError(
+            f"matmul: both arguments need to be at least 1-D, but got shapes {np.shape(x)} and {np.shape(y)}"
+        )
+    try:
+        out = binary("matmul", np.matmul, a, b)
+    except RuntimeError:
+        raise _matmul_error(x.shape, y.shape) from None
+    node = MmBackward0 if x.ndim == 2 and y.ndim == 2 else MatmulBackward0
+    return node.record(out, (a, b), saved=(a, b), args=(x.ndim, y.ndim))
+
+
+def _matmul_error(a_shape: tuple, b_shape: tuple) -> RuntimeError:
+    k_a = a_shape[-1]
+    k_b = b_shape[0] if len(b_shape) == 1 else b_shape[-2]
+    if k_a != k_b:
+        return RuntimeError(
+            f"matmul: shapes {a_shape} and {b_shape} cannot be multiplied: the last dimension of "
+            f"a ({k_a}) must equal the {'size' if len(b_shape) == 1 else 'second-to-last dimension'} "
+            f"of b ({k_b})"
+        )
+    return RuntimeError(
+        f"matmul: shapes {a_shape} and {b_shape} cannot be multiplied: their batch dimensions "
+        f"{a_shape[:-2]} and {b_shape[:-2]} do not broadcast"
+    )

@@ -1,0 +1,40 @@
+"""Broadcasting, both ways.
+
+Forward, numpy broadcasts: a (3, 1) tensor times a (4,) tensor gives (3, 4).
+Backward, each input must get a gradient of its own shape, so the gradient is
+summed over the axes that broadcasting stretched. `sum_to` is that one helper;
+the engine calls it for every op whose gradient comes back too big.
+"""
+
+from __future__ import annotations
+
+
+def reduced_axes(grad_shape: tuple, shape: tuple) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The axes of `grad_shape` to sum away, and of those, the ones to keep as size 1."""
+    lead = len(grad_shape) - len(shape)
+    kept = tuple(i + lead for i, n in enumerate(shape) if n == 1 and grad_shape[i + lead] != 1)
+    return tuple(range(lead)) + kept, kept
+
+
+def sum_to(m, grad, shape: tuple):
+    """Sum `grad` down to `shape`, undoing broadcasting. `m` is numpy_math or
+    tensor_math, so the same helper serves plain and create_graph backward."""
+    axes, _ = reduced_axes(grad.shape, shape)
+    if axes:
+        grad = m.sum(grad, axes, True)
+    return m.reshape(grad, shape) if grad.shape != shape else grad
+
+
+def broadcast_error(op: str, a_shape: tuple, b_shape: tuple) -> RuntimeError:
+    """PyTorch's wording, plus the op and both shapes."""
+    for i in range(1, max(len(a_shape), len(b_shape)) + 1):
+        x = a_shape[-i] if i <= len(a_shape) else 1
+        y = b_shape[-i] if i <= len(b_shape) else 1
+        if x != y and x != 1 and y != 1:
+            dim = max(len(a_shape), len(b_shape)) - i
+            return RuntimeError(
+                f"{op}: shapes {tuple(a_shape)} and {tuple(b_shape)} cannot be broadcast together: "
+                f"the size of tensor a ({x}) must match the size of tensor b ({y}) "
+                f"at non-singleton dimension {dim}"
+            )
+    return RuntimeError(f"{op}: shapes {tuple(a_shape)} and {tuple(b_shape)} cannot be broadcast together")

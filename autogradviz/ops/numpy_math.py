@@ -1,0 +1,51 @@
+"""The math a plain backward pass uses: numpy on arrays, nothing recorded.
+
+`tensor_math` has the same functions on tensors, for create_graph=True. Each
+backward formula is written once, against whichever of the two it is given.
+"""
+
+import numpy as np
+
+from .broadcast import sum_to  # noqa: F401 - part of the namespace
+
+cos = np.cos
+sin = np.sin
+exp = np.exp
+log = np.log
+sign = np.sign
+where = np.where
+
+
+def sum(x, dim, keepdim=False):  # noqa: A001 - the name formulas use
+    return np.sum(x, axis=dim, keepdims=keepdim)
+
+
+def mean(x, dim, keepdim=False):
+    return np.mean(x, axis=dim, keepdims=keepdim)
+
+
+def reshape(x, shape):
+    return np.reshape(x, shape)
+
+
+def expand(x, shape):
+    return np.broadcast_to(x, shape)
+
+
+def transpose(x, dim0, dim1):
+    return np.swapaxes(x, dim0, dim1)
+
+
+def permute(x, dims):
+    return np.transpose(x, dims)
+
+
+def getitem(x, index):
+    return x[index]
+
+
+def index_into_zeros(g, shape, index):
+    """Zeros of `shape` with `g` added at `index`; repeated indices add up."""
+    out = np.zeros(shape, dtype=g.dtype)
+    np.add.at(out, index, g)
+    return out

@@ -1,0 +1,255 @@
+"""Elementwise functions: each output element depends on one input element,
+so each local derivative is an elementwise formula."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..node import OUTPUT, Node
+from ._operands import binary, data, float_data, operand
+
+
+# |a| ----------------------------------------------------------------------------
+class AbsBackward0(Node):
+    __slots__ = ()
+    op, rules = "abs", ("∂|a|/∂a = sign(a)",)
+
+    def vjp(self, m, g, a):
+        return (g * m.sign(a),)
+
+
+def abs(a):  # noqa: A001
+    a = operand(a)
+    return AbsBackward0.record(np.abs(a._data), (a,), saved=(a,))
+
+
+# e^a ----------------------------------------------------------------------------
+class ExpBackward0(Node):
+    __slots__ = ()
+    op, rules = "exp", ("∂eᵃ/∂a = eᵃ",)
+
+    def vjp(self, m, g, out):
+        return (g * out,)
+
+
+def exp(a):
+    a = operand(a)
+    return ExpBackward0.record(np.exp(float_data(a)), (a,), saved=(OUTPUT,), save_output=True)
+
+
+# ln a ---------------------------------------------------------------------------
+class LogBackward0(Node):
+    __slots__ = ()
+    op, rules = "log", ("∂ln(a)/∂a = 1/a",)
+
+    def vjp(self, m, g, a):
+        return (g / a,)
+
+
+def log(a):
+    a = operand(a)
+    return LogBackward0.record(np.log(float_data(a)), (a,), saved=(a,))
+
+
+# √a -----------------------------------------------------------------------------
+class SqrtBackward0(Node):
+    __slots__ = ()
+    op, rules = "sqrt", ("∂√a/∂a = 1/(2√a)",)
+
+    def vjp(self, m, g, out):
+        return (g / (2 * out),)
+
+
+def sqrt(a):
+    a = operand(a)
+    return SqrtBackward0.record(np.sqrt(float_data(a)), (a,), saved=(OUTPUT,), save_output=True)
+
+
+# sin a, cos a ------------------------------------------------------------------------
+class SinBackward0(Node):
+    __slots__ = ()
+    op, rules = "sin", ("∂sin(a)/∂a = cos(a)",)
+
+    def vjp(self, m, g, a):
+        return (g * m.cos(a),)
+
+
+def sin(a):
+    a = operand(a)
+    return SinBackward0.record(np.sin(float_data(a)), (a,), saved=(a,))
+
+
+class CosBackward0(Node):
+    __slots__ = ()
+    op, rules = "cos", ("∂cos(a)/∂a = -sin(a)",)
+
+    def vjp(self, m, g, a):
+        return (-g * m.sin(a),)
+
+
+def cos(a):
+    a = operand(a)
+    return CosBackward0.record(np.cos(float_data(a)), (a,), saved=(a,))
+
+
+# tanh a ---------------------------------------------------------------------------
+class TanhBackward0(Node):
+    __slots__ = ()
+    op, rules = "tanh", ("∂tanh(a)/∂a = 1 - tanh²(a)",)
+
+    def vjp(self, m, g, out):
+        return (g * (1 - out * out),)
+
+
+def tanh(a):
+    a = operand(a)
+    return TanhBackward0.record(np.tanh(float_data(a)), (a,), saved=(OUTPUT,), save_output=True)
+
+
+# σ(a) = 1 / (1 + e^-a) ------------------------------------------------------------------
+class SigmoidBackward0(Node):
+    __slots__ = ()
+    op, rules = "sigmoid", ("∂σ(a)/∂a = σ(a)·(1 - σ(a))",)
+
+    def vjp(self, m, g, out):
+        return (g * out * (1 - out),)
+
+
+def sigmoid(a):
+    a = operand(a)
+    x = float_data(a)
+    # e^-|a| never overflows; the two branches are the same function
+    e = np.exp(-np.abs(x))
+    out = np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    return SigmoidBackward0.record(out, (a,), saved=(OUTPUT,), save_output=True)
+
+
+# relu(a) = max(a, 0) -------------------------------------------------------------------
+class ReluBackward0(Node):
+    __slots__ = ()
+    op, rules = "relu", ("∂relu(a)/∂a = 1 if a > 0 else 0",)
+
+    def vjp(self, m, g, out):
+        return (g * (out > 0),)
+
+
+def relu(a):
+    a = operand(a)
+    return ReluBackward0.record(np.maximum(a._data, 0), (a,), saved=(OUTPUT,), save_output=True)
+
+
+# clamp(a, min, max) ----------------------------------------------------------------------
+class ClampBackward1(Node):
+    __slots__ = ()
+    op, rules = "clamp", ("∂clamp(a)/∂a = 1 if min ≤ a ≤ max else 0",)
+
+    def vjp(self, m, g, a):
+        low, high = self.args
+        inside = True
+        if low is not None:
+            inside = a >= low
+        if high is not None:
+            inside = inside & (a <= high)
+        return (m.where(inside, g, 0.0),)
+
+
+def clamp(a, min=None, max=None):  # noqa: A002 - PyTorch's names
+    if min is None and max is None:
+        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    a = operand(a)
+    out = np.clip(a._data, min, max)
+    return ClampBackward1.record(out, (a,), saved=(a,), args=(min, max))
+
+
+clip = clamp
+
+
+# maximum(a, b), minimum(a, b) -----------------------------------------------------------------
+class MaximumBackward0(Node):
+    __slots__ = ()
+    op, broadcasts = "maximum", True
+    rules = ("1 where a > b, ½ where a = b", "1 where b > a, ½ where a = b")
+
+    def vjp(self, m, g, a, b):
+        # a tie splits the gradient in half, as in PyTorch
+        share = m.where(a == b, g / 2, g)
+        return m.where(a >= b, share, 0.0), m.where(b >= a, share, 0.0)
+
+
+def maximum(a, b):
+    a, b = operand(a), operand(b)
+    return MaximumBackward0.record(binary("maximum", np.maximum, a, b), (a, b), saved=(a, b))
+
+
+class MinimumBackward0(Node):
+    __slots__ = ()
+    op, broadcasts = "minimum", True
+    rules = ("1 where a < b, ½ where a = b", "1 where b < a, ½ where a = b")
+
+    def vjp(self, m, g, a, b):
+        share = m.where(a == b, g / 2, g)
+        return m.where(a <= b, share, 0.0), m.where(b <= a, share, 0.0)
+
+
+def minimum(a, b):
+    a, b = operand(a), operand(b)
+    return MinimumBackward0.record(binary("minimum", np.minimum, a, b), (a, b), saved=(a, b))
+
+
+# where(cond, a, b) ---------------------------------------------------------------------------
+class WhereBackward0(Node):
+    __slots__ = ()
+    op, broadcasts = "where", True
+    rules = ("g where cond, else 0", "g where not cond, else 0")
+
+    def vjp(self, m, g):
+        cond = self.args
+        return None, m.where(cond, g, 0.0), m.where(cond, 0.0, g)
+
+
+def where(condition, a, b):
+    condition, a, b = operand(condition), operand(a), operand(b)
+    cond = np.asarray(data(condition), dtype=bool)
+    try:
+        out = np.where(cond, data(a), data(b))
+    except ValueError:
+        shapes = ", ".join(str(np.shape(data(x))) for x in (condition, a, b))
+        raise RuntimeError(f"where: shapes {shapes} cannot be broadcast together") from None
+    if out.dtype == np.float64 and not any(
+        getattr(data(x), "dtype", None) == np.float64 for x in (a, b)
+    ):
+        out = out.astype(np.float32)
+    return WhereBackward0.record(out, (condition, a, b), args=cond)
+
+
+# copies: clone() and to(dtype) ------------------------------------------------------------
+class CloneBackward0(Node):
+    __slots__ = ()
+    op, rules = "clone", ("∂clone(a)/∂a = 1",)
+
+    def vjp(self, m, g):
+        return (g,)
+
+
+def clone(a):
+    a = operand(a)
+    return CloneBackward0.record(a._data.copy(), (a,))
+
+
+class ToCopyBackward0(Node):
+    __slots__ = ()
+    op, rules = "to(dtype)", ("the same gradient, back in the input's dtype",)
+
+    def vjp(self, m, g):
+        return (g,)
+
+
+def to(a, dtype):
+    """A copy in another dtype; the same tensor if it already has that dtype."""
+    from ..dtypes import to_dtype
+
+    a = operand(a)
+    target = to_dtype(dtype).numpy
+    if a._data.dtype == target:
+        return a
+    return ToCopyBackward0.record(a._data.astype(target), (a,))

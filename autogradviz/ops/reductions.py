@@ -1,0 +1,273 @@
+"""Reductions: sum, mean, var, std, max/min, softmax and friends.
+
+A reduction's backward spreads the gradient back over the reduced axes. The
+helper `_unreduce` puts the reduced axes back (size 1) so it can broadcast.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from ..node import OUTPUT, Node
+from ._operands import F32, F64, float_data, operand
+
+ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
+
+
+def _axes(dim, ndim: int) -> tuple[int, ...]:
+    """`dim` as a tuple of non-negative axes; None means all of them."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    out = []
+    for d in dims:
+        if not -max(ndim, 1) <= d < max(ndim, 1):
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {d})"
+            )
+        out.append(d % ndim if ndim else 0)
+    return tuple(sorted(set(out)))
+
+
+def _unreduce(m, g, shape: tuple, axes: tuple, keepdim: bool):
+    """Give `g` back its reduced axes as size 1, so it broadcasts against the input."""
+    if not keepdim and axes and len(shape):
+        g = m.reshape(g, tuple(1 if i in axes else n for i, n in enumerate(shape)))
+    return g
+
+
+def _count(shape: tuple, axes: tuple) -> int:
+    n = 1
+    for a in axes:
+        n *= shape[a] if shape else 1
+    return n
+
+
+# sum ----------------------------------------------------------------------------
+class SumBackward0(Node):
+    __slots__ = ()
+    op, rules = "sum", ("∂(Σa)/∂aᵢ = 1",)
+
+    def vjp(self, m, g):
+        shape, axes, keepdim = self.args
+        return (m.expand(_unreduce(m, g, shape, axes, keepdim), shape),)
+
+
+def sum(a, dim=None, keepdim: bool = False, dtype=None):  # noqa: A001
+    a = operand(a)
+    axes = _axes(dim, a.ndim)
+    out = np.sum(a._data, axis=axes, keepdims=keepdim)
+    if dtype is not None:
+        from ..dtypes import to_dtype
+
+        out = out.astype(to_dtype(dtype).numpy)
+    elif a._data.dtype.kind == "b":
+        out = out.astype(np.int64)
+    return SumBackward0.record(out, (a,), args=(a.shape, axes, keepdim))
+
+
+# mean ---------------------------------------------------------------------------
+class MeanBackward0(Node):
+    __slots__ = ()
+    op, rules = "mean", ("∂mean(a)/∂aᵢ = 1/n",)
+
+    def vjp(self, m, g):
+        shape, axes, keepdim = self.args
+        n = _count(shape, axes)
+        return (m.expand(_unreduce(m, g, shape, axes, keepdim), shape) / n,)
+
+
+def mean(a, dim=None, keepdim: bool = False):
+    a = operand(a)
+    if a._data.dtype.kind != "f":
+        raise RuntimeError(
+            f"mean(): could not infer output dtype. Input dtype must be floating point, but got {a.dtype!r}"
+        )
+    axes = _axes(dim, a.ndim)
+    out = np.mean(a._data, axis=axes, keepdims=keepdim)
+    return MeanBackward0.record(out, (a,), args=(a.shape, axes, keepdim))
+
+
+# var, std (unbiased by default: divide by n - 1) ---------------------------------------------
+def _correction(unbiased, correction) -> int:
+    if correction is not None:
+        return int(correction)
+    return 1 if unbiased in (None, True) else 0
+
+
+class VarBackward0(Node):
+    __slots__ = ()
+    op, rules = "var", ("∂var(a)/∂aᵢ = 2(aᵢ - mean)/(n - c)",)
+
+    def vjp(self, m, g, a):
+        axes, keepdim, c = self.args
+        n = _count(a.shape, axes)
+        centered = a - m.mean(a, axes, True)
+        return (_unreduce(m, g, a.shape, axes, keepdim) * 2 * centered / (n - c),)
+
+
+def var(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    a = operand(a)
+    axes = _axes(dim, a.ndim)
+    c = _correction(unbiased, correction)
+    out = np.var(float_data(a), axis=axes, keepdims=keepdim, ddof=c)
+    return VarBackward0.record(out, (a,), saved=(a,), args=(axes, keepdim, c))
+
+
+class StdBackward0(Node):
+    __slots__ = ()
+    op, rules = "std", ("∂std(a)/∂aᵢ = (aᵢ - mean)/((n - c)·std)",)
+
+    def vjp(self, m, g, a, out):
+        axes, keepdim, c = self.args
+        n = _count(a.shape, axes)
+        centered = a - m.mean(a, axes, True)
+        per_unit = _unreduce(m, g / ((n - c) * out), a.shape, axes, keepdim)
+        return (per_unit * centered,)
+
+
+def std(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    a = operand(a)
+    axes = _axes(dim, a.ndim)
+    c = _correction(unbiased, correction)
+    out = np.std(float_data(a), axis=axes, keepdims=keepdim, ddof=c)
+    return StdBackward0.record(out, (a,), saved=(a, OUTPUT), args=(axes, keepdim, c), save_output=True)
+
+
+# max, min ---------------------------------------------------------------------------
+class MaxBackward1(Node):
+    """max or min over the whole tensor: ties share the gradient evenly."""
+
+    __slots__ = ()
+    op, rules = "max", ("1/k at each of the k largest (equal) elements, 0 elsewhere",)
+
+    def vjp(self, m, g):
+        winners = self.args
+        return (m.where(winners, g / winners.sum(), 0.0),)
+
+
+class MinBackward1(MaxBackward1):
+    __slots__ = ()
+    op, rules = "min", ("1/k at each of the k smallest (equal) elements, 0 elsewhere",)
+
+
+class MaxBackward0(Node):
+    """max or min along a dim: the gradient goes to the element that was picked."""
+
+    __slots__ = ()
+    op, rules = "max", ("1 at the index picked, 0 elsewhere",)
+
+    def vjp(self, m, g):
+        picked, axes, keepdim = self.args
+        return (m.where(picked, _unreduce(m, g, picked.shape, axes, keepdim), 0.0),)
+
+
+class MinBackward0(MaxBackward0):
+    __slots__ = ()
+    op, rules = "min", ("1 at the index picked, 0 elsewhere",)
+
+
+def _extreme(a, dim, keepdim, largest: bool):
+    a = operand(a)
+    if isinstance(dim, type(a)):  # max(a, b) is maximum(a, b), as in PyTorch
+        from .pointwise import maximum, minimum
+
+        return (maximum if largest else minimum)(a, dim)
+    x = a._data
+    name = "max" if largest else "min"
+    if x.size == 0:
+        raise RuntimeError(f"{name}(): expected a non-empty tensor; this one has shape {x.shape}")
+    if dim is None:
+        value = x.max() if largest else x.min()
+        node = MaxBackward1 if largest else MinBackward1
+        return node.record(np.asarray(value), (a,), args=(x == value))
+    (axis,) = _axes(dim, a.ndim)
+    index = (np.argmax if largest else np.argmin)(x, axis=axis, keepdims=True)
+    values = np.take_along_axis(x, index, axis=axis)
+    picked = np.zeros(x.shape, dtype=bool)
+    np.put_along_axis(picked, index, True, axis=axis)
+    if not keepdim:
+        values, index = values.squeeze(axis), index.squeeze(axis)
+    node = MaxBackward0 if largest else MinBackward0
+    out = node.record(values, (a,), args=(picked, (axis,), keepdim))
+    from ..tensor import _make
+
+    return ValuesIndices(out, _make(index.astype(np.int64)))
+
+
+def max(a, dim=None, keepdim: bool = False):  # noqa: A001
+    """The largest element, or along `dim` a (values, indices) pair."""
+    return _extreme(a, dim, keepdim, largest=True)
+
+
+def min(a, dim=None, keepdim: bool = False):  # noqa: A001
+    return _extreme(a, dim, keepdim, largest=False)
+
+
+# softmax, log_softmax, logsumexp (numerically stable: subtract the max first) ------------------
+def _shifted(x: np.ndarray, axis: int) -> np.ndarray:
+    return x - np.max(x, axis=axis, keepdims=True) if x.size else x
+
+
+class SoftmaxBackward0(Node):
+    __slots__ = ()
+    op, rules = "softmax", ("∂sᵢ/∂aⱼ = sᵢ(δᵢⱼ - sⱼ)",)
+
+    def vjp(self, m, g, out):
+        (axis,) = self.args
+        return (out * (g - m.sum(g * out, axis, True)),)
+
+
+def softmax(a, dim: int = -1):
+    a = operand(a)
+    (axis,) = _axes(dim, a.ndim)
+    e = np.exp(_shifted(float_data(a), axis))
+    out = e / np.sum(e, axis=axis, keepdims=True)
+    return SoftmaxBackward0.record(out, (a,), saved=(OUTPUT,), args=(axis,), save_output=True)
+
+
+class LogSoftmaxBackward0(Node):
+    __slots__ = ()
+    op, rules = "log_softmax", ("∂(log sᵢ)/∂aⱼ = δᵢⱼ - sⱼ",)
+
+    def vjp(self, m, g, out):
+        (axis,) = self.args
+        return (g - m.exp(out) * m.sum(g, axis, True),)
+
+
+def log_softmax(a, dim: int = -1):
+    a = operand(a)
+    (axis,) = _axes(dim, a.ndim)
+    z = _shifted(float_data(a), axis)
+    out = z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+    return LogSoftmaxBackward0.record(out, (a,), saved=(OUTPUT,), args=(axis,), save_output=True)
+
+
+class LogsumexpBackward0(Node):
+    __slots__ = ()
+    op, rules = "logsumexp", ("∂lse(a)/∂aᵢ = softmax(a)ᵢ",)
+
+    def vjp(self, m, g, a, out):
+        axes, keepdim = self.args
+        g = _unreduce(m, g, a.shape, axes, keepdim)
+        out = _unreduce(m, out, a.shape, axes, keepdim)
+        return (g * m.exp(a - out),)
+
+
+def logsumexp(a, dim, keepdim: bool = False):
+    a = operand(a)
+    axes = _axes(dim, a.ndim)
+    x = float_data(a)
+    top = np.max(x, axis=axes, keepdims=True) if x.size else np.zeros((1,) * x.ndim, x.dtype)
+    top = np.where(np.isfinite(top), top, 0)
+    out = np.log(np.sum(np.exp(x - top), axis=axes, keepdims=True)) + top
+    if not keepdim:
+        out = out.reshape([n for i, n in enumerate(out.shape) if i not in axes])
+    out = out.astype(x.dtype, copy=False)
+    return LogsumexpBackward0.record(out, (a,), saved=(a, OUTPUT), args=(axes, keepdim), save_output=True)
+
+
+# float32 in, float32 out; these keep numpy from widening
+_ = (F32, F64)

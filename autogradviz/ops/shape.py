@@ -1,0 +1,299 @@
+"""Shape ops and indexing: they move values around without changing them, so
+each backward moves the gradient back to where the value came from."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..node import Node
+from ..tensor import Tensor
+from ._operands import binary, operand
+
+
+def _shape_args(shape) -> tuple[int, ...]:
+    """reshape(2, 3), reshape((2, 3)) and reshape([2, 3]) all mean the same."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return tuple(int(s) for s in shape)
+
+
+def _view_of(out: Tensor, base: Tensor) -> Tensor:
+    """`out` shares `base`'s memory: share its version counter too, so an
+    in-place change through either one is seen by backward."""
+    out._version_box = base._shared_version_box()
+    out._set_extra("base", base)
+    return out
+
+
+# reshape / view / flatten / squeeze / unsqueeze ------------------------------------------
+class ViewBackward0(Node):
+    __slots__ = ()
+    op, rules = "reshape", ("same values, original shape: g.reshape(a.shape)",)
+
+    def vjp(self, m, g):
+        return (m.reshape(g, self.args),)
+
+
+def reshape(a, *shape):
+    a = operand(a)
+    shape = _shape_args(shape)
+    try:
+        out = a._data.reshape(shape)
+    except ValueError:
+        raise RuntimeError(
+            f"reshape: shape {shape} is invalid for input of shape {a.shape} ({a._data.size} elements)"
+        ) from None
+    return _view_of(ViewBackward0.record(out, (a,), args=a.shape), a)
+
+
+view = reshape
+
+
+def flatten(a, start_dim: int = 0, end_dim: int = -1):
+    a = operand(a)
+    if a.ndim == 0:
+        return reshape(a, 1)
+    start, end = start_dim % a.ndim, end_dim % a.ndim
+    shape = a.shape[:start] + (-1,) + a.shape[end + 1 :]
+    return reshape(a, shape) if a._data.size else reshape(a, a.shape[:start] + (0,) + a.shape[end + 1 :])
+
+
+def squeeze(a, dim=None):
+    a = operand(a)
+    if dim is None:
+        shape = tuple(n for n in a.shape if n != 1)
+    else:
+        dims = {d % max(a.ndim, 1) for d in ((dim,) if isinstance(dim, int) else dim)}
+        shape = tuple(n for i, n in enumerate(a.shape) if not (i in dims and n == 1))
+    return reshape(a, shape)
+
+
+def unsqueeze(a, dim: int):
+    a = operand(a)
+    if not -a.ndim - 1 <= dim <= a.ndim:
+        raise IndexError(
+            f"unsqueeze: dimension out of range (expected to be in range of [{-a.ndim - 1}, {a.ndim}], but got {dim})"
+        )
+    dim = dim % (a.ndim + 1)
+    return reshape(a, a.shape[:dim] + (1,) + a.shape[dim:])
+
+
+# transpose / permute ------------------------------------------------------------------------
+class PermuteBackward0(Node):
+    __slots__ = ()
+    op, rules = "permute", ("put the axes back: g.permute(inverse order)",)
+
+    def vjp(self, m, g):
+        return (m.permute(g, tuple(np.argsort(self.args))),)
+
+
+def permute(a, *dims):
+    a = operand(a)
+    dims = _shape_args(dims)
+    if sorted(d % max(a.ndim, 1) for d in dims) != list(range(a.ndim)):
+        raise RuntimeError(f"permute: dims {dims} are not a permutation of the {a.ndim} dims of shape {a.shape}")
+    dims = tuple(d % a.ndim for d in dims)
+    return _view_of(PermuteBackward0.record(a._data.transpose(dims), (a,), args=dims), a)
+
+
+class TransposeBackward0(Node):
+    __slots__ = ()
+    op, rules = "transpose", ("swap the same two axes back: g.transpose(d0, d1)",)
+
+    def vjp(self, m, g):
+        return (m.transpose(g, *self.args),)
+
+
+def transpose(a, dim0: int, dim1: int):
+    a = operand(a)
+    if a.ndim == 0:
+        return _view_of(TransposeBackward0.record(a._data, (a,), args=(0, 0)), a)
+    dim0, dim1 = dim0 % a.ndim, dim1 % a.ndim
+    out = np.swapaxes(a._data, dim0, dim1)
+    return _view_of(TransposeBackward0.record(out, (a,), args=(dim0, dim1)), a)
+
+
+swapaxes = transpose
+
+
+def t(a):
+    """Transpose a matrix (a 0-D or 1-D tensor is returned as it is)."""
+    a = operand(a)
+    if a.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+    return transpose(a, 0, 1) if a.ndim == 2 else reshape(a, a.shape)
+
+
+# expand -----------------------------------------------------------------------------------
+class ExpandBackward0(Node):
+    __slots__ = ()
+    op, broadcasts = "expand", True
+    rules = ("sum g over the expanded axes",)
+
+    def vjp(self, m, g):
+        return (g,)  # the engine's sum_to does the summing
+
+
+def expand(a, *sizes):
+    a = operand(a)
+    sizes = _shape_args(sizes)
+    lead = len(sizes) - a.ndim
+    if lead < 0:
+        raise RuntimeError(
+            f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the "
+            f"number of dimensions in the tensor ({a.ndim})"
+        )
+    target = tuple(a.shape[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(sizes))
+    try:
+        out = np.broadcast_to(a._data, target)
+    except ValueError:
+        for i, n in enumerate(a.shape):
+            if n != 1 and n != target[i + lead]:
+                raise RuntimeError(
+                    f"expand: the expanded size of the tensor ({target[i + lead]}) must match the "
+                    f"existing size ({n}) at non-singleton dimension {i + lead}. "
+                    f"Target sizes: {target}. Tensor sizes: {a.shape}"
+                ) from None
+        raise
+    return _view_of(ExpandBackward0.record(out, (a,)), a)
+
+
+broadcast_to = expand
+
+
+# indexing ----------------------------------------------------------------------------------
+def to_index(index):
+    """Tensors and lists inside an index become numpy arrays."""
+    if isinstance(index, tuple):
+        return tuple(to_index(i) for i in index)
+    if isinstance(index, Tensor):
+        return index._data
+    if isinstance(index, list):
+        return np.asarray([i._data if isinstance(i, Tensor) else i for i in index])
+    return index
+
+
+def _is_basic(index) -> bool:
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(p is None or p is Ellipsis or isinstance(p, (int, slice, np.integer)) for p in parts)
+
+
+class IndexBackward0(Node):
+    __slots__ = ()
+    op, rules = "[ ]", ("g goes back to the positions read; repeated positions add up",)
+
+    def vjp(self, m, g):
+        shape, index = self.args
+        return (m.index_into_zeros(g, shape, index),)
+
+
+def getitem(a, index):
+    a = operand(a)
+    index = to_index(index)
+    try:
+        out = a._data[index]
+    except IndexError as error:
+        raise IndexError(f"index: {error} (the tensor has shape {a.shape})") from None
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    result = IndexBackward0.record(out, (a,), args=(a.shape, index))
+    return _view_of(result, a) if _is_basic(index) else result
+
+
+class IndexIntoZerosBackward0(Node):
+    """Only recorded by create_graph: the backward of indexing, differentiated again."""
+
+    __slots__ = ()
+    op, rules = "index_into_zeros", ("read g back at the same positions",)
+
+    def vjp(self, m, g):
+        _, index = self.args
+        return (m.getitem(g, index),)
+
+
+def index_into_zeros(g, shape, index):
+    g = operand(g)
+    out = np.zeros(shape, dtype=g._data.dtype)
+    np.add.at(out, index, g._data)
+    return IndexIntoZerosBackward0.record(out, (g,), args=(shape, index))
+
+
+# cat, stack, add_n ----------------------------------------------------------------------
+class CatBackward0(Node):
+    __slots__ = ()
+    op, rules = "cat", ("each input gets its own slice of g",)
+
+    def vjp(self, m, g):
+        axis, bounds = self.args
+        before = (slice(None),) * axis
+        return tuple(m.getitem(g, before + (slice(lo, hi),)) for lo, hi in bounds)
+
+
+def cat(tensors, dim: int = 0):
+    tensors = [operand(t) for t in tensors]
+    if not tensors:
+        raise RuntimeError("cat: expected a non-empty list of tensors")
+    ndim = tensors[0].ndim
+    if ndim == 0:
+        raise RuntimeError("cat: zero-dimensional tensor cannot be concatenated")
+    axis = dim % ndim
+    try:
+        out = np.concatenate([t._data for t in tensors], axis=axis)
+    except ValueError:
+        shapes = ", ".join(str(t.shape) for t in tensors)
+        raise RuntimeError(
+            f"cat: expected tensors to have the same shape except in dimension {axis}, but got {shapes}"
+        ) from None
+    ends = np.cumsum([t.shape[axis] for t in tensors]).tolist()
+    bounds = tuple(zip([0] + ends[:-1], ends))
+    return CatBackward0.record(out, tensors, args=(axis, bounds))
+
+
+concat = cat
+
+
+class StackBackward0(Node):
+    __slots__ = ()
+    op, rules = "stack", ("input i gets g[i] along the new axis",)
+
+    def vjp(self, m, g):
+        axis, n = self.args
+        before = (slice(None),) * axis
+        return tuple(m.getitem(g, before + (i,)) for i in range(n))
+
+
+def stack(tensors, dim: int = 0):
+    tensors = [operand(t) for t in tensors]
+    if not tensors:
+        raise RuntimeError("stack: expected a non-empty list of tensors")
+    axis = dim % (tensors[0].ndim + 1)
+    try:
+        out = np.stack([t._data for t in tensors], axis=axis)
+    except ValueError:
+        shapes = ", ".join(str(t.shape) for t in tensors)
+        raise RuntimeError(f"stack: expected each tensor to be of equal size, but got {shapes}") from None
+    return StackBackward0.record(out, tensors, args=(axis, len(tensors)))
+
+
+class AddNBackward0(Node):
+    __slots__ = ()
+    op, broadcasts = "add_n", True
+    rules = ("∂(a₁+…+aₙ)/∂aᵢ = 1",)
+
+    def vjp(self, m, g):
+        return (g,) * self.args
+
+
+def add_n(inputs):
+    """Paddle's sum of a list of tensors."""
+    if isinstance(inputs, Tensor):
+        inputs = [inputs]
+    inputs = [operand(t) for t in inputs]
+    if not inputs:
+        raise RuntimeError("add_n: expected a non-empty list of tensors")
+    out = inputs[0]._data
+    for t in inputs[1:]:
+        out = binary("add_n", np.add, out, t)
+    if len(inputs) == 1:
+        out = out.copy()
+    return AddNBackward0.record(out, inputs, args=len(inputs))

@@ -1,0 +1,376 @@
+"""The Tensor: a numpy array plus what autograd needs to know about it.
+
+A tensor holds its values in a numpy array (`.numpy()` shows it). Autograd adds:
+
+- `requires_grad`: should backward compute a gradient for it?
+- `grad_fn`: the backward node of the op that made it (None for a leaf);
+- `grad`: the gradient accumulated by backward (leaves, and `retain_grad()`);
+- a version counter, bumped by every in-place op, so that backward can tell
+  when a value it saved has changed since.
+
+The ops themselves (`+`, `exp`, `sum`, ...) live in `autogradviz.ops`; they are
+attached as methods in `tensor_methods.py`.
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+
+import numpy as np
+
+from . import dtypes
+from .grad_mode import _state as _grad_state
+
+
+class Tensor:
+    __slots__ = (
+        "_data",  # the numpy array
+        "_grad_fn",  # Node that made this tensor, or None for a leaf
+        "_requires_grad",
+        "_grad",  # Tensor or None
+        "_version_box",  # [version], shared with detach()-ed copies and views; None = 0
+        "_meta",  # None, or a dict of rarely used extras (see _extra)
+        "__weakref__",
+    )
+
+    def __init__(self, data=(), dtype=None, requires_grad: bool = False):
+        # like torch.Tensor(...): the class itself makes float32 tensors by default
+        from .creation import _to_array
+
+        _init(self, _to_array(data, dtype if dtype is not None else dtypes.float32))
+        if requires_grad:
+            self.requires_grad = True
+
+    # -- basic facts --------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._data.shape
+
+    def size(self, dim: int | None = None):
+        return self._data.shape if dim is None else self._data.shape[dim]
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return dtypes.from_numpy_dtype(self._data.dtype)
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return len(self._data)
+
+    # -- autograd attributes ------------------------------------------------------
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        flag = bool(flag)
+        if self._grad_fn is not None:
+            if flag:
+                return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if flag and self._data.dtype.kind != "f":
+            raise RuntimeError(
+                "Only Tensors of floating point dtype can require gradients; this tensor is "
+                f"{self.dtype!r}. Make it float first, for example x.float()"
+            )
+        self._requires_grad = flag
+
+    @property
+    def stop_gradient(self) -> bool:
+        """Paddle's spelling: `stop_gradient` is `not requires_grad`."""
+        return not self._requires_grad
+
+    @stop_gradient.setter
+    def stop_gradient(self, flag: bool) -> None:
+        self.requires_grad = not flag
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self) -> Tensor | None:
+        if self._grad_fn is not None and self._grad is None and not self._extra("retains_grad"):
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed "
+                "want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() "
+                "on the non-leaf Tensor.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad must be a Tensor or None, not {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(
+                    f"assigned grad has data of a different size: the grad has shape {value.shape} "
+                    f"but the tensor has shape {self.shape}"
+                )
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    def gradient(self):
+        """Paddle's spelling: the grad as a numpy array, or None."""
+        return None if self._grad is None else self._grad._data
+
+    def clear_grad(self) -> None:
+        """Paddle's spelling: set the accumulated grad to zeros."""
+        if self._grad is not None:
+            self._grad._data[...] = 0
+
+    def retain_grad(self) -> None:
+        """Keep `.grad` for this non-leaf tensor too, as backward passes through it."""
+        if self._grad_fn is None:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        from .node import _retain
+
+        _retain(self._grad_fn, self)
+        self._set_extra("retains_grad", True)
+
+    @property
+    def retains_grad(self) -> bool:
+        return bool(self._extra("retains_grad"))
+
+    def register_hook(self, hook):
+        """Call `hook(grad)` when this tensor's gradient is computed. The hook may
+        return a new gradient of the same shape to use instead. Returns a handle
+        whose `.remove()` unregisters it."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is None:
+            hooks = self._extra("hooks")
+            if hooks is None:
+                hooks = []
+                self._set_extra("hooks", hooks)
+        else:
+            node = self._grad_fn
+            if node._hooks is None:
+                node._hooks = []
+            hooks = node._hooks
+        hooks.append(hook)
+        return _HookHandle(hooks, hook)
+
+    @property
+    def version(self) -> int:
+        """How many in-place ops changed this tensor's data (shared with detach())."""
+        box = self._version_box
+        return 0 if box is None else box[0]
+
+    _version = version
+
+    @property
+    def name(self) -> str | None:
+        """An optional label: drawings show it."""
+        return self._extra("name")
+
+    @name.setter
+    def name(self, value: str | None) -> None:
+        self._set_extra("name", None if value is None else str(value))
+
+    # -- data ---------------------------------------------------------------------
+
+    @property
+    def data(self) -> Tensor:
+        """The same storage, outside the graph, with a version counter of its own:
+        changes made through `.data` are invisible to autograd (prefer detach())."""
+        return _make(self._data)
+
+    @data.setter
+    def data(self, value) -> None:
+        array = value._data if isinstance(value, Tensor) else np.asarray(value)
+        if self._requires_grad and array.dtype.kind != "f":
+            raise RuntimeError(
+                f"data set to a tensor that requires gradients must be floating point, not {array.dtype}"
+            )
+        self._data = array
+
+    def numpy(self) -> np.ndarray:
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        return self.numpy() if dtype is None else self.numpy().astype(dtype)
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with {self._data.size} values is ambiguous; "
+                "use .any() or .all()"
+            )
+        return bool(self._data.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.item())
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self._data)))
+
+    # identity hashing, as in PyTorch: == is elementwise, so it cannot define equality
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        from .printing import format_tensor
+
+        extras = []
+        if self._data.dtype not in _DEFAULT_PRINT_DTYPES:
+            extras.append(f"dtype={self.dtype!r}")
+        if self._grad_fn is not None:
+            extras.append(f"grad_fn=<{self._grad_fn.name()}>")
+        elif self._requires_grad:
+            extras.append("requires_grad=True")
+        return format_tensor(self._data, extras)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return format(self._data.item(), spec)
+        return repr(self)
+
+    # -- leaving the graph ----------------------------------------------------------
+
+    def detach(self) -> Tensor:
+        """The same storage and version counter, outside the graph. Changing it in
+        place bumps the shared counter, so backward notices."""
+        out = _make(self._data)
+        out._version_box = self._shared_version_box()
+        return out
+
+    def detach_(self) -> Tensor:
+        if self._extra("base") is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def _shared_version_box(self) -> list:
+        box = self._version_box
+        if box is None:
+            box = self._version_box = [0]
+        return box
+
+    def _accumulator(self):
+        """This leaf's AccumulateGrad node: one per leaf, kept alive by the graphs
+        that use it, and only weakly referenced from here."""
+        ref = self._extra("accumulator")
+        node = ref() if ref is not None else None
+        if node is None:
+            from .node import AccumulateGrad
+
+            node = AccumulateGrad(self)
+            self._set_extra("accumulator", weakref.ref(node))
+        return node
+
+    # -- rarely used extras -----------------------------------------------------------
+
+    def _extra(self, key: str):
+        meta = self._meta
+        return None if meta is None else meta.get(key)
+
+    def _set_extra(self, key: str, value) -> None:
+        if self._meta is None:
+            self._meta = {}
+        self._meta[key] = value
+
+
+_DEFAULT_PRINT_DTYPES = (np.dtype("float32"), np.dtype("int64"), np.dtype("bool"))
+
+_new = object.__new__
+
+
+def _init(t: Tensor, data: np.ndarray) -> None:
+    t._data = data
+    t._grad_fn = None
+    t._requires_grad = False
+    t._grad = None
+    t._version_box = None
+    t._meta = None
+
+
+def _make(data, grad_fn=None) -> Tensor:
+    """Wrap an array as a tensor without copying: the fast path every op uses."""
+    t = _new(Tensor)
+    if type(data) is not np.ndarray:
+        data = np.asarray(data)
+    t._data = data
+    t._grad_fn = grad_fn
+    t._requires_grad = grad_fn is not None
+    t._grad = None
+    t._version_box = None
+    t._meta = None
+    return t
+
+
+def _grad_enabled() -> bool:
+    return _grad_state.enabled
+
+
+class _HookHandle:
+    __slots__ = ("_hooks", "_hook")
+
+    def __init__(self, hooks: list, hook):
+        self._hooks = hooks
+        self._hook = hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
