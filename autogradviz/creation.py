@@ -90,7 +90,12 @@ def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor sharing memory with `array`: changing one changes the other."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    dtypes.from_numpy_dtype(array.dtype)
+    # sharing memory rules out converting, so the array must already have one of our dtypes
+    if dtypes.from_numpy_dtype(array.dtype).numpy != array.dtype:
+        raise TypeError(
+            f"from_numpy shares the array's memory, so it needs float32, float64, int64 or bool "
+            f"data, not {array.dtype}. Use agv.tensor(array) to copy it instead"
+        )
     return _make(array)
 
 
@@ -125,21 +130,31 @@ def empty(*size, dtype=None, requires_grad: bool = False) -> Tensor:
     return zeros(*size, dtype=dtype, requires_grad=requires_grad)
 
 
+def _random_floats(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """rand and randn draw floats: as in PyTorch, refuse to round them to integers."""
+    if dtype.kind != "f":
+        raise NotImplementedError(
+            f"random floats can't be drawn as {dtypes.from_numpy_dtype(dtype)!r}; "
+            "use a float dtype, or randint for integers"
+        )
+    return values.astype(dtype)
+
+
 def rand(*size, dtype=None, requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1)."""
-    return _finish(_generator.random(_size(size)).astype(_float_dtype(dtype)), requires_grad)
+    return _finish(_random_floats(_generator.random(_size(size)), _float_dtype(dtype)), requires_grad)
 
 
 def randn(*size, dtype=None, requires_grad: bool = False) -> Tensor:
     """Standard normal."""
-    return _finish(_generator.standard_normal(_size(size)).astype(_float_dtype(dtype)), requires_grad)
+    return _finish(_random_floats(_generator.standard_normal(_size(size)), _float_dtype(dtype)), requires_grad)
 
 
 def randint(low: int, high: int | None = None, size=(1,), *, shape=None, dtype=None, requires_grad: bool = False) -> Tensor:
     """Integers in [low, high). `randint(high, size)` starts at 0, and Paddle's
     `randint(0, 1000)` gives one number, shape (1,)."""
-    if high is None:
-        low, high = 0, low
+    if high is None or isinstance(high, (tuple, list)):  # randint(high) or randint(high, size)
+        low, high, size = 0, low, size if high is None else high
     if shape is not None:
         size = shape
     size = _size((size,))
@@ -181,8 +196,8 @@ def full_like(t: Tensor, fill_value, dtype=None, requires_grad: bool = False) ->
 
 
 def rand_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(_generator.random(t.shape).astype(_like_dtype(t, dtype)), requires_grad)
+    return _finish(_random_floats(_generator.random(t.shape), _like_dtype(t, dtype)), requires_grad)
 
 
 def randn_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(_generator.standard_normal(t.shape).astype(_like_dtype(t, dtype)), requires_grad)
+    return _finish(_random_floats(_generator.standard_normal(t.shape), _like_dtype(t, dtype)), requires_grad)

@@ -12,6 +12,7 @@ half-way (a version-counter error, a bad hook) changes no `.grad` at all.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from .ops.broadcast import reduced_axes, sum_to
 from .tensor import Tensor, _make
 
 
-class BackwardStep:
+class BackwardStep(NamedTuple):
     """What happened when the engine ran one node.
 
     - `node`: the backward node (`MulBackward0`, `AccumulateGrad`, ...);
@@ -32,53 +33,63 @@ class BackwardStep:
       the engine summed down because the forward op had broadcast;
     - `merges`: (input, before, new, after) where the receiving node already
       held gradient from another path, and the two were added;
-    - `leaf`: for AccumulateGrad, the leaf tensor and its `.grad` data before.
+    - `leaf`: for AccumulateGrad, the leaf tensor, and `leaf_grad_before`
+      its `.grad` data before this backward (None if it had none).
 
     Gradients are numpy arrays, or tensors when create_graph=True.
     """
 
-    __slots__ = ("index", "node", "grad", "sent", "reductions", "merges", "leaf", "leaf_grad_before")
-
-    def __init__(self, index, node, grad, sent, reductions, merges, leaf=None, leaf_grad_before=None):
-        self.index = index
-        self.node = node
-        self.grad = grad
-        self.sent = sent
-        self.reductions = reductions
-        self.merges = merges
-        self.leaf = leaf
-        self.leaf_grad_before = leaf_grad_before
+    index: int
+    node: Node
+    grad: object
+    sent: tuple
+    reductions: list | None = None
+    merges: list | None = None
+    leaf: Tensor | None = None
+    leaf_grad_before: np.ndarray | None = None
 
     def __repr__(self) -> str:
         return f"<BackwardStep {self.index}: {self.node.name()}>"
 
 
-def topological_order(roots: Sequence[Node]) -> list[Node]:
-    """Every node reachable from `roots`, each before the nodes it sends to.
+_new_step = tuple.__new__  # skips NamedTuple's keyword handling: one step per node adds up
 
-    An iterative depth-first search (a recursive one would overflow Python's
-    stack on a long chain): a node is emitted after all its inputs' nodes,
-    and the emitted list is then reversed.
+
+def _dependencies(roots: Sequence[Node]) -> dict[Node, int]:
+    """For every node reachable from `roots`: how many edges lead into it.
+
+    A node may run only when all of them have delivered their gradient. The
+    search uses an explicit stack: recursion would overflow on a long chain.
     """
-    postorder: list[Node] = []
-    seen: set[Node] = set()
-    for root in roots:
-        if root in seen:
-            continue
-        seen.add(root)
-        stack = [(root, iter(root._next))]
-        while stack:
-            node, children = stack[-1]
-            for child in children:
-                if child is not None and child not in seen:
-                    seen.add(child)
-                    stack.append((child, iter(child._next)))
-                    break
+    dependencies: dict[Node, int] = dict.fromkeys(roots, 0)
+    stack = list(dependencies)
+    while stack:
+        for child in stack.pop()._next:
+            if child is None:
+                continue
+            if child in dependencies:
+                dependencies[child] += 1
             else:
-                stack.pop()
-                postorder.append(node)
-    postorder.reverse()
-    return postorder
+                dependencies[child] = 1
+                stack.append(child)
+    return dependencies
+
+
+def topological_order(roots: Sequence[Node]) -> list[Node]:
+    """Every node reachable from `roots`, each after all the nodes that send it
+    gradient: the order in which backward runs them."""
+    dependencies = _dependencies(roots)
+    ready = [node for node in dependencies if dependencies[node] == 0]
+    order = []
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for child in node._next:
+            if child is not None:
+                dependencies[child] -= 1
+                if dependencies[child] == 0:
+                    ready.append(child)
+    return order
 
 
 def backward_steps(
@@ -104,74 +115,77 @@ def backward_steps(
         g = g if create_graph else g._data
         buffer[node] = buffer[node] + g if node in buffer else g
         roots.append(node)
-    order = topological_order(roots)
 
     targets: dict[Node, list[int]] = {}
     needed = None
     if inputs is not None:
         for i, t in enumerate(inputs):
             targets.setdefault(t._grad_fn or t._accumulator(), []).append(i)
-        needed = _nodes_leading_to(order, targets)
+        needed = _nodes_leading_to(topological_order(roots), targets)
         accumulate = False
 
     leaf_grads: dict[Tensor, object] = {}
     retained: list[tuple[Tensor, object]] = []
     executed: list[Node] = []
-    previous_mode = _grad_state.enabled
-    for index, node in enumerate(order):
+    # the same walk as topological_order(), run as we go
+    dependencies = _dependencies(roots)
+    ready = [node for node in dependencies if dependencies[node] == 0]
+    index = -1
+    while ready:
+        node = ready.pop()
+        index += 1
+        for child in node._next:
+            if child is not None:
+                left = dependencies[child] = dependencies[child] - 1
+                if left == 0:
+                    ready.append(child)
         g = buffer.pop(node, None)
         if g is None or (needed is not None and node not in needed):
             continue
-        if node._hooks:
-            g = _run_hooks(node._hooks, g, create_graph)
-        if node._retained is not None:
-            owner = node._retained()
-            if owner is not None:
-                retained.append((owner, g))
-        if node in targets:
+        if node._hooks is not None or node._retained is not None:
+            g = _output_hooks(node, g, create_graph, retained)
+        if targets and node in targets:
             for i in targets[node]:
                 captured[i] = g
         if type(node) is AccumulateGrad:
             leaf = node.variable
-            hooks = leaf._extra("hooks") if leaf._meta is not None else None
-            if hooks:
-                g = _run_hooks(hooks, g, create_graph)
+            if leaf._meta is not None and leaf._extra("hooks"):
+                g = _run_hooks(leaf._extra("hooks"), g, create_graph)
             if accumulate:
                 leaf_grads[leaf] = g
-            before = leaf._grad
-            yield BackwardStep(index, node, g, (), None, None, leaf, None if before is None else before._data)
+            before = None if leaf._grad is None else leaf._grad._data
+            yield _new_step(BackwardStep, (index, node, g, (), None, None, leaf, before))
             continue
         if needed is not None and not any(child in needed for child in node._next):
             continue  # agv.grad: nothing below this node was asked for
 
-        _grad_state.enabled = create_graph  # a create_graph backward records its own graph
-        try:
-            if node._saved == ():
-                grads = node.vjp(m, g)
-            else:  # raises if the saved values were freed, or changed in place since
-                grads = node.vjp(m, g, *node._unpack(create_graph))
-            reductions = merges = None
-            shapes = node._shapes
-            for i, child in enumerate(node._next):
-                if child is None or grads[i] is None:
-                    continue
-                gi = grads[i]
-                if shapes is not None and gi.shape != shapes[i]:
-                    # the forward op broadcast this input: sum the gradient back to its shape
-                    reduced = sum_to(m, gi, shapes[i])
-                    axes, _ = reduced_axes(gi.shape, shapes[i])
-                    reductions = (reductions or []) + [(i, gi.shape, shapes[i], axes)]
-                    gi = reduced
-                waiting = buffer.get(child)
-                if waiting is None:
-                    buffer[child] = gi
-                else:
-                    total = buffer[child] = waiting + gi
-                    merges = (merges or []) + [(i, waiting, gi, total)]
-        finally:
-            _grad_state.enabled = previous_mode
+        if create_graph:
+            grads = _call_vjp_recording(node, m, g)
+        elif node._checks is None and node._saved:  # the common case, kept fast
+            grads = node.vjp(m, g, *node._saved)
+        else:  # raises if the saved values were freed, or changed in place since
+            grads = node.vjp(m, g, *node._unpack(False))
+        reductions = merges = None
+        shapes = node._shapes
+        for i, child in enumerate(node._next):
+            if child is None:
+                continue
+            gi = grads[i]
+            if gi is None:
+                continue
+            if shapes is not None and gi.shape != shapes[i]:
+                # the forward op broadcast this input: sum the gradient back to its shape
+                axes, _ = reduced_axes(gi.shape, shapes[i])
+                reductions = (reductions or []) + [(i, gi.shape, shapes[i], axes)]
+                gi = sum_to(m, gi, shapes[i])
+            waiting = buffer.get(child)
+            if waiting is None:
+                buffer[child] = gi
+            else:  # another path got here first: gradients from all paths add up
+                total = buffer[child] = waiting + gi
+                merges = (merges or []) + [(i, waiting, gi, total)]
         executed.append(node)
-        yield BackwardStep(index, node, g, grads, reductions, merges)
+        yield _new_step(BackwardStep, (index, node, g, grads, reductions, merges, None, None))
 
     # the walk succeeded: now write .grad, and free what backward saved
     for leaf, g in leaf_grads.items():
@@ -181,6 +195,28 @@ def backward_steps(
     if not retain_graph:
         for node in executed:
             node._free()
+
+
+def _call_vjp_recording(node: Node, m, g):
+    """create_graph=True: run the formula on tensors, with grad mode on, so the
+    backward pass records a graph of its own."""
+    previous = _grad_state.enabled
+    _grad_state.enabled = True
+    try:
+        return node.vjp(m, g, *node._unpack(True))
+    finally:
+        _grad_state.enabled = previous
+
+
+def _output_hooks(node: Node, g, create_graph: bool, retained: list):
+    """Hooks on a non-leaf tensor see its gradient first; retain_grad keeps it."""
+    if node._hooks:
+        g = _run_hooks(node._hooks, g, create_graph)
+    if node._retained is not None:
+        owner = node._retained()
+        if owner is not None:
+            retained.append((owner, g))
+    return g
 
 
 def _nodes_leading_to(order: list[Node], targets: dict[Node, list[int]]) -> set[Node]:

@@ -49,13 +49,21 @@ class _GradMode:
         return wrapper
 
 
-class no_grad(_GradMode):  # noqa: N801 - PyTorch's spelling
+class _BareDecorator(_GradMode):
+    """Also usable without parentheses, `@agv.no_grad`, as PyTorch 2 allows."""
+
+    def __new__(cls, fn=None):
+        mode = super().__new__(cls)
+        return mode if fn is None else mode(fn)
+
+
+class no_grad(_BareDecorator):  # noqa: N801 - PyTorch's spelling
     """Ops inside do not record the graph: their results have requires_grad=False."""
 
     mode = False
 
 
-class enable_grad(_GradMode):  # noqa: N801
+class enable_grad(_BareDecorator):  # noqa: N801
     """Record the graph again, for example inside a no_grad block."""
 
     mode = True

@@ -56,12 +56,12 @@ def gradcheck(fn, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1
             if excess.size and np.nanmax(np.where(np.isnan(excess), np.inf, excess)) > 0:
                 flat = int(np.argmax(np.where(np.isnan(excess), np.inf, excess)))
                 out_el, in_el = np.unravel_index(flat, excess.shape)
-                where = np.unravel_index(in_el, inputs[i].shape) if inputs[i].ndim else ()
-                where_out = np.unravel_index(out_el, out.shape) if out.ndim else ()
+                where = _position(in_el, inputs[i].shape)
+                where_out = _position(out_el, out.shape)
                 name = f" ({inputs[i].name})" if inputs[i].name else ""
                 message = (
                     f"Jacobian mismatch for output {o_index} with respect to input {i}{name}: "
-                    f"the worst element is d output{list(where_out)} / d input{list(where)}: "
+                    f"the worst element is d output{where_out} / d input{where}: "
                     f"analytic {a.flat[flat]:.8g}, numerical {n.flat[flat]:.8g} "
                     f"(|difference| {abs(a.flat[flat] - n.flat[flat]):.3g} exceeds atol + rtol*|numerical| "
                     f"= {atol + rtol * abs(n.flat[flat]):.3g})"
@@ -73,6 +73,11 @@ def gradcheck(fn, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1
             raise GradcheckError(worst[1])
         return False
     return True
+
+
+def _position(flat: int, shape: tuple) -> list[int]:
+    """A flat index as plain ints, [1, 2]: numpy 2 would print [np.int64(1), ...]."""
+    return [int(k) for k in np.unravel_index(flat, shape)] if shape else []
 
 
 def _analytic_jacobian(out: Tensor, wrt: list[Tensor]) -> list[np.ndarray]:

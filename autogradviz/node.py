@@ -20,19 +20,19 @@ import weakref
 
 from . import tensor as _tensor_module
 
-# Marks "this node's own output" inside the saved tuple: the output's array is
-# kept instead, since holding the output tensor itself would form a cycle.
+# Marks "this node's own output" among the saved values: its array is kept,
+# since holding the output tensor itself would form a cycle.
 OUTPUT = object()
 
 
 class Node:
     __slots__ = (
         "_next",  # tuple of Node | None, one per input
-        "_saved",  # tuple of Tensors / OUTPUT / plain values; None once freed
-        "_versions",  # version of each saved tensor when it was saved
+        "_saved",  # the saved values (arrays, numbers); None once freed
+        "_sources",  # where each saved value came from: an input's index, or OUTPUT
+        "_checks",  # None, or (saved position, version box, version) for tensors that can change
         "_shapes",  # input shapes, kept only when some differ from the output's
         "args",  # the op's non-tensor parameters (dim, keepdim, ...)
-        "_out",  # (array, version box, version) when the output itself was saved
         "_hooks",  # hooks registered on the output tensor
         "_retained",  # weakref to the output tensor, after retain_grad()
         "__weakref__",
@@ -74,6 +74,11 @@ class Node:
         return f"<{type(self).__name__}>"
 
     # -- saved values ---------------------------------------------------------
+    #
+    # A node keeps the arrays it needs, not the tensors: an intermediate tensor
+    # object can then die as soon as the learner drops it, and the garbage
+    # collector has fewer objects to walk. When create_graph needs tensors
+    # back, they are rebuilt from the edges: input i was made by `_next[i]`.
 
     def _unpack(self, as_tensors: bool) -> tuple:
         """The saved values, after checking none was modified in place since."""
@@ -86,53 +91,62 @@ class Node:
                 "retain_graph=True if you need to backward through the graph a second time or "
                 "if you need to access saved tensors after calling backward."
             )
-        Tensor = _tensor_module.Tensor
+        if self._checks is not None:
+            for position, box, expected in self._checks:
+                if box[0] != expected:
+                    self._version_error(box[0], expected, saved[position].shape)
+        if not as_tensors:
+            return saved
         values = []
-        for item, expected in zip(saved, self._versions):
-            if item is OUTPUT:
-                array, box, expected = self._out
-                self._check_version(box[0], expected, array.shape)
-                if as_tensors:
-                    # like PyTorch's SavedVariable for an output: a fresh tensor
-                    # whose grad_fn is this node, made only when asked
-                    values.append(_tensor_module._make(array, self))
-                else:
-                    values.append(array)
-            elif type(item) is Tensor:
-                box = item._version_box
-                if box is not None and box[0] != expected:
-                    self._check_version(box[0], expected, item._data.shape)
-                values.append(item if as_tensors else item._data)
+        for value, source in zip(saved, self._sources):
+            if source is OUTPUT:
+                values.append(_tensor_module._make(value, self))
+            elif source is None:
+                values.append(value)
             else:
-                values.append(item)
-        return values
+                edge = self._next[source]
+                if edge is None:
+                    values.append(_tensor_module._make(value))
+                elif type(edge) is AccumulateGrad:
+                    values.append(edge.variable)
+                else:
+                    values.append(_tensor_module._make(value, edge))
+        return tuple(values)
 
-    def _check_version(self, found: int, expected: int, shape: tuple) -> None:
-        if found != expected:
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: the tensor of shape {tuple(shape)} saved by {self.name()} "
-                f"is at version {found}; expected version {expected} instead. Hint: an in-place "
-                "op (add_, mul_, x[i] = v, or one on a detach()-ed copy, which shares the data "
-                "and the version counter) changed a value that backward still needs; use an "
-                "out-of-place op or .clone() first."
-            )
+    def _version_error(self, found: int, expected: int, shape: tuple) -> None:
+        raise RuntimeError(
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: the tensor of shape {tuple(shape)} saved by {self.name()} "
+            f"is at version {found}; expected version {expected} instead. Hint: an in-place "
+            "op (add_, mul_, x[i] = v, or one on a detach()-ed copy, which shares the data "
+            "and the version counter) changed a value that backward still needs; use an "
+            "out-of-place op or .clone() first."
+        )
 
     def _free(self) -> None:
         if self._saved:
             self._saved = None
-            self._out = None
+            self._checks = None
 
     # -- building the graph -----------------------------------------------------
 
     @classmethod
     def record(cls, data, inputs, saved=(), args=None, save_output=False):
         """Wrap `data` as the op's output and, if any input needs grad, link it
-        into the graph through a new node of this class."""
-        out = _tensor_module._make(data)
-        if not _grad_enabled():
+        into the graph through a new node of this class.
+
+        `saved` lists what the backward formula needs: input tensors, plain
+        values, or OUTPUT for the op's own result.
+        """
+        out = _new(Tensor)
+        out._data = data
+        out._grad = None
+        out._version_box = None
+        out._meta = None
+        out._grad_fn = None
+        out._requires_grad = False
+        if not _grad_state.enabled:
             return out
-        Tensor = _tensor_module.Tensor
         edges = []
         wanted = False
         for t in inputs:
@@ -143,31 +157,26 @@ class Node:
                 edges.append(None)
         if not wanted:
             return out
-        node = object.__new__(cls)
+        node = _new(cls)
         node._next = tuple(edges)
         node.args = args
         node._hooks = None
         node._retained = None
         node._shapes = None
         if cls.broadcasts:
-            shapes = tuple(t._data.shape if type(t) is Tensor else () for t in inputs)
-            if any(s != data.shape for s in shapes):
-                node._shapes = shapes
-        node._saved = saved
-        node._versions = tuple(
-            (t._version_box[0] if t._version_box is not None else 0) if type(t) is Tensor else 0
-            for t in saved
-        )
-        if save_output:
-            box = out._version_box = [0]
-            node._out = (data, box, 0)
+            for t in inputs:
+                if type(t) is Tensor and t._data.shape != data.shape:
+                    node._shapes = tuple(t._data.shape if type(t) is Tensor else () for t in inputs)
+                    break
+        node._checks = None
+        if saved:
+            _save(node, saved, inputs, out)
         else:
-            node._out = None
+            node._saved = ()
+            node._sources = ()
         out._grad_fn = node
         out._requires_grad = True
         return out
-
-
 class AccumulateGrad(Node):
     """The last stop on the way to a leaf: adds the arriving gradient into `.grad`."""
 
@@ -179,10 +188,10 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._next = ()
         self._saved = ()
-        self._versions = ()
+        self._sources = ()
+        self._checks = None
         self._shapes = None
         self.args = None
-        self._out = None
         self._hooks = None
         self._retained = None
 
@@ -190,12 +199,41 @@ class AccumulateGrad(Node):
         return ()
 
 
-def _grad_enabled() -> bool:
-    return _grad_mode_state.enabled
+def _save(node: Node, saved, inputs, out) -> None:
+    values, sources, checks = [], [], None
+    for item in saved:
+        if type(item) is Tensor:
+            box = item._version_box
+            if box is not None:  # it has been (or can be) changed in place: watch it
+                checks = (checks or []) + [(len(values), box, box[0])]
+            values.append(item._data)
+            sources.append(0 if inputs[0] is item else _index_of(item, inputs))
+        elif item is OUTPUT:
+            # the output may be changed in place later: give it a version counter to watch
+            box = out._version_box = [0]
+            checks = (checks or []) + [(len(values), box, 0)]
+            values.append(out._data)
+            sources.append(OUTPUT)
+        else:
+            values.append(item)
+            sources.append(None)
+    node._saved = tuple(values)
+    node._sources = tuple(sources)
+    node._checks = checks
+
+
+def _index_of(item, inputs) -> int:
+    for i, t in enumerate(inputs):
+        if t is item:
+            return i
+    raise ValueError("a node can only save its own inputs, or OUTPUT")
 
 
 def _retain(node: Node, tensor) -> None:
     node._retained = weakref.ref(tensor)
 
 
-from .grad_mode import _state as _grad_mode_state  # noqa: E402
+from .grad_mode import _state as _grad_state  # noqa: E402
+from .tensor import Tensor  # noqa: E402
+
+_new = object.__new__
