@@ -190,8 +190,9 @@ def backward_steps(
     # the walk succeeded: now write .grad, and free what backward saved
     for leaf, g in leaf_grads.items():
         _accumulate(leaf, g, create_graph)
-    for owner, g in retained:
-        _accumulate(owner, g, create_graph)
+    if accumulate:
+        for owner, g in retained:
+            _accumulate(owner, g, create_graph)
     if not retain_graph:
         for node in executed:
             node._free()
