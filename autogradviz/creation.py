@@ -39,7 +39,9 @@ def _to_array(data, dtype=None) -> np.ndarray:
             data = _untensor(data)
         array = np.array(data)
         if dtype is None and array.dtype.kind not in "fiub":
-            raise TypeError(f"can't make a tensor from {type(data).__name__} data of numpy dtype {array.dtype}")
+            raise TypeError(
+                f"can't make a tensor from {type(data).__name__} data of numpy dtype {array.dtype}"
+            )
         if dtype is None:
             dtype = dtypes.float32 if array.dtype.kind == "f" else None
     target = dtypes.to_dtype(dtype) if dtype is not None else dtypes.from_numpy_dtype(array.dtype)
@@ -147,10 +149,14 @@ def rand(*size, dtype=None, requires_grad: bool = False) -> Tensor:
 
 def randn(*size, dtype=None, requires_grad: bool = False) -> Tensor:
     """Standard normal."""
-    return _finish(_random_floats(_generator.standard_normal(_size(size)), _float_dtype(dtype)), requires_grad)
+    return _finish(
+        _random_floats(_generator.standard_normal(_size(size)), _float_dtype(dtype)), requires_grad
+    )
 
 
-def randint(low: int, high: int | None = None, size=(1,), *, shape=None, dtype=None, requires_grad: bool = False) -> Tensor:
+def randint(
+    low: int, high: int | None = None, size=(1,), *, shape=None, dtype=None, requires_grad: bool = False
+) -> Tensor:
     """Integers in [low, high). `randint(high, size)` starts at 0, and Paddle's
     `randint(0, 1000)` gives one number, shape (1,)."""
     if high is None or isinstance(high, (tuple, list)):  # randint(high) or randint(high, size)

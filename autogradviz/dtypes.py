@@ -47,7 +47,9 @@ def to_dtype(value) -> DType:
     try:
         np_dtype = np.dtype(value)
     except TypeError:
-        raise TypeError(f"unknown dtype {value!r}; use agv.float32, agv.float64, agv.int64 or agv.bool") from None
+        raise TypeError(
+            f"unknown dtype {value!r}; use agv.float32, agv.float64, agv.int64 or agv.bool"
+        ) from None
     return from_numpy_dtype(np_dtype)
 
 

@@ -235,7 +235,9 @@ def _run_hooks(hooks: list, g, create_graph: bool):
         if result is None:
             continue
         if not isinstance(result, Tensor):
-            raise TypeError(f"hook '{_hook_name(hook)}' must return a Tensor or None, not {type(result).__name__}")
+            raise TypeError(
+                f"hook '{_hook_name(hook)}' must return a Tensor or None, not {type(result).__name__}"
+            )
         if result.shape != g.shape:
             raise RuntimeError(
                 f"hook '{_hook_name(hook)}' has changed the size of value: it returned a gradient of "

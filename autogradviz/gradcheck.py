@@ -36,7 +36,9 @@ def _outputs(fn, inputs) -> list[Tensor]:
     return [o for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor) and o._data.dtype.kind == "f"]
 
 
-def gradcheck(fn, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True) -> bool:
+def gradcheck(
+    fn, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True
+) -> bool:
     """True if the gradients of `fn` at `inputs` match finite differences;
     otherwise raise GradcheckError naming the worst element (or return False
     with raise_exception=False)."""

@@ -177,6 +177,8 @@ class Node:
         out._grad_fn = node
         out._requires_grad = True
         return out
+
+
 class AccumulateGrad(Node):
     """The last stop on the way to a leaf: adds the arriving gradient into `.grad`."""
 

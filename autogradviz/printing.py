@@ -101,9 +101,7 @@ class _Formatter:
             # (The ratio may overflow to inf for float64, which is still > 1000.)
             with np.errstate(over="ignore"):
                 spread = biggest / smallest
-            self.sci_mode = bool(
-                spread > 1000.0 or biggest > 1.0e8 or smallest < 1.0e-4
-            )
+            self.sci_mode = bool(spread > 1000.0 or biggest > 1.0e8 or smallest < 1.0e-4)
         else:
             self.sci_mode = options.sci_mode
 
@@ -172,10 +170,7 @@ def _render(array: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) ->
     if summarize and len(array) > 2 * e:
         parts = [_render(array[i], indent + 1, summarize, fmt) for i in range(e)]
         parts += ["..."]
-        parts += [
-            _render(array[i], indent + 1, summarize, fmt)
-            for i in range(len(array) - e, len(array))
-        ]
+        parts += [_render(array[i], indent + 1, summarize, fmt) for i in range(len(array) - e, len(array))]
     else:
         parts = [_render(sub, indent + 1, summarize, fmt) for sub in array]
 
@@ -216,9 +211,7 @@ def format_tensor(array: np.ndarray, extras: Sequence[str] = ()) -> str:
             suffixes.append(f"size={tuple(array.shape)}")
         # No values to tell an int from a float, so any dtype but the default
         # float32 is shown (also int64 and bool, unlike for non-empty tensors).
-        if array.dtype != np.float32 and not any(
-            s.startswith("dtype=") for s in extras
-        ):
+        if array.dtype != np.float32 and not any(s.startswith("dtype=") for s in extras):
             suffixes.append(f"dtype=agv.{array.dtype.name}")
     else:
         if options.edgeitems == 0:  # only "..." is printed: show the shape instead

@@ -251,8 +251,7 @@ class Tensor:
     def __bool__(self) -> bool:
         if self._data.size != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with {self._data.size} values is ambiguous; "
-                "use .any() or .all()"
+                f"Boolean value of Tensor with {self._data.size} values is ambiguous; use .any() or .all()"
             )
         return bool(self._data.item())
 

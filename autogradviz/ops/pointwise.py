@@ -215,9 +215,7 @@ def where(condition, a, b):
     except ValueError:
         shapes = ", ".join(str(np.shape(data(x))) for x in (condition, a, b))
         raise RuntimeError(f"where: shapes {shapes} cannot be broadcast together") from None
-    if out.dtype == np.float64 and not any(
-        getattr(data(x), "dtype", None) == np.float64 for x in (a, b)
-    ):
+    if out.dtype == np.float64 and not any(getattr(data(x), "dtype", None) == np.float64 for x in (a, b)):
         out = out.astype(np.float32)
     return WhereBackward0.record(out, (condition, a, b), args=cond)
 

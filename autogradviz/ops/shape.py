@@ -91,7 +91,9 @@ def permute(a, *dims):
     a = operand(a)
     dims = _shape_args(dims)
     if sorted(d % max(a.ndim, 1) for d in dims) != list(range(a.ndim)):
-        raise RuntimeError(f"permute: dims {dims} are not a permutation of the {a.ndim} dims of shape {a.shape}")
+        raise RuntimeError(
+            f"permute: dims {dims} are not a permutation of the {a.ndim} dims of shape {a.shape}"
+        )
     dims = tuple(d % a.ndim for d in dims)
     return _view_of(PermuteBackward0.record(a._data.transpose(dims), (a,), args=dims), a)
 
