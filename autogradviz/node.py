@@ -93,8 +93,8 @@ class Node:
             )
         if self._checks is not None:
             for position, box, expected in self._checks:
-                if box[0] != expected:
-                    self._version_error(box[0], expected, saved[position].shape)
+                if len(box) != expected:
+                    self._version_error(len(box), expected, saved[position].shape)
         if not as_tensors:
             return saved
         values = []
@@ -202,18 +202,18 @@ class AccumulateGrad(Node):
 
 
 def _save(node: Node, saved, inputs, out) -> None:
-    values, sources, checks = [], [], None
+    """Keep the arrays the formula needs, and watch each one's version counter:
+    an in-place change between now and backward must raise, not go unnoticed."""
+    values, sources, checks = [], [], []
     for item in saved:
         if type(item) is Tensor:
-            box = item._version_box
-            if box is not None:  # it has been (or can be) changed in place: watch it
-                checks = (checks or []) + [(len(values), box, box[0])]
+            box = item._version_counter()
+            checks.append((len(values), box, len(box)))
             values.append(item._data)
             sources.append(0 if inputs[0] is item else _index_of(item, inputs))
         elif item is OUTPUT:
-            # the output may be changed in place later: give it a version counter to watch
-            box = out._version_box = [0]
-            checks = (checks or []) + [(len(values), box, 0)]
+            box = out._version_box = bytearray()
+            checks.append((len(values), box, 0))
             values.append(out._data)
             sources.append(OUTPUT)
         else:
@@ -221,7 +221,7 @@ def _save(node: Node, saved, inputs, out) -> None:
             sources.append(None)
     node._saved = tuple(values)
     node._sources = tuple(sources)
-    node._checks = checks
+    node._checks = tuple(checks) if checks else None
 
 
 def _index_of(item, inputs) -> int:

@@ -29,7 +29,7 @@ class Tensor:
         "_grad_fn",  # Node that made this tensor, or None for a leaf
         "_requires_grad",
         "_grad",  # Tensor or None
-        "_version_box",  # [version], shared with detach()-ed copies and views; None = 0
+        "_version_box",  # the version counter (see _version_counter); None = version 0
         "_meta",  # None, or a dict of rarely used extras (see _extra)
         "__weakref__",
     )
@@ -91,8 +91,6 @@ class Tensor:
     def requires_grad(self, flag: bool) -> None:
         flag = bool(flag)
         if self._grad_fn is not None:
-            if flag:
-                return
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
                 "computed variable in a subgraph that doesn't require differentiation use "
@@ -115,6 +113,8 @@ class Tensor:
         self.requires_grad = not flag
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if requires_grad and self._grad_fn is not None:
+            return self  # PyTorch allows this no-op on a non-leaf
         self.requires_grad = requires_grad
         return self
 
@@ -194,7 +194,7 @@ class Tensor:
     def version(self) -> int:
         """How many in-place ops changed this tensor's data (shared with detach())."""
         box = self._version_box
-        return 0 if box is None else box[0]
+        return 0 if box is None else len(box)
 
     _version = version
 
@@ -291,7 +291,7 @@ class Tensor:
         """The same storage and version counter, outside the graph. Changing it in
         place bumps the shared counter, so backward notices."""
         out = _make(self._data)
-        out._version_box = self._shared_version_box()
+        out._version_box = self._version_counter()
         return out
 
     def detach_(self) -> Tensor:
@@ -301,11 +301,18 @@ class Tensor:
         self._requires_grad = False
         return self
 
-    def _shared_version_box(self) -> list:
+    def _version_counter(self) -> bytearray:
+        """The counter shared with detach()-ed copies, views, and the nodes that
+        saved this tensor. It is a bytearray whose length is the version: a
+        bytearray holds no references, so the garbage collector never has to
+        walk the many counters of a deep graph."""
         box = self._version_box
         if box is None:
-            box = self._version_box = [0]
+            box = self._version_box = bytearray()
         return box
+
+    def _bump_version(self) -> None:
+        self._version_counter().append(0)
 
     def _accumulator(self):
         """This leaf's AccumulateGrad node: one per leaf, kept alive by the graphs

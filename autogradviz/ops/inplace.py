@@ -20,7 +20,7 @@ from ..node import Node
 from ..tensor import Tensor, _make
 from . import arithmetic, pointwise
 from ._operands import data, operand
-from .shape import to_index
+from .shape import index_steps, to_index
 
 
 def _inplace(t: Tensor, name: str, compute, other=None) -> Tensor:
@@ -62,8 +62,7 @@ def _inplace(t: Tensor, name: str, compute, other=None) -> Tensor:
         raise RuntimeError(
             f"{name}: this tensor's memory is read-only (an expand()-ed view); clone() it first"
         ) from None
-    box = t._shared_version_box()
-    box[0] += 1
+    t._bump_version()
     if recording:
         t._grad_fn = result._grad_fn
         t._requires_grad = True
@@ -152,14 +151,19 @@ def setitem(t, index, value):
     index = to_index(index)
     value = operand(value)
 
+    steps = index_steps(index)
+
     def compute(old):
         out = old._data.copy()
+        written = np.zeros(old.shape, dtype=bool)
+        # with two steps, the first only picks positions (ints): a view, so
+        # writing into it writes into `out`
+        part, seen = (out[steps[0]], written[steps[0]]) if len(steps) == 2 else (out, written)
         try:
-            out[index] = data(value)
+            part[steps[-1]] = data(value)
         except (IndexError, ValueError) as error:
             raise type(error)(f"x[index] = value: {error} (the tensor has shape {old.shape})") from None
-        written = np.zeros(old.shape, dtype=bool)
-        written[index] = True
+        seen[steps[-1]] = True
         return IndexPutBackward0.record(out, (old, value), args=(written, index))
 
     _inplace(t, "x[index] = value", compute, value)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..node import Node
 from ..tensor import Tensor
-from ._operands import binary, operand
+from ._operands import binary, operand, torch_float
 
 
 def _shape_args(shape) -> tuple[int, ...]:
@@ -20,7 +20,7 @@ def _shape_args(shape) -> tuple[int, ...]:
 def _view_of(out: Tensor, base: Tensor) -> Tensor:
     """`out` shares `base`'s memory: share its version counter too, so an
     in-place change through either one is seen by backward."""
-    out._version_box = base._shared_version_box()
+    out._version_box = base._version_counter()
     out._set_extra("base", base)
     return out
 
@@ -165,14 +165,41 @@ broadcast_to = expand
 
 # indexing ----------------------------------------------------------------------------------
 def to_index(index):
-    """Tensors and lists inside an index become numpy arrays."""
+    """Tensors and lists inside an index become numpy arrays; a 0-d integer
+    tensor counts as an int, as in PyTorch."""
     if isinstance(index, tuple):
         return tuple(to_index(i) for i in index)
     if isinstance(index, Tensor):
-        return index._data
+        array = index._data
+        return int(array) if array.ndim == 0 and array.dtype.kind in "iu" else array
     if isinstance(index, list):
         return np.asarray([i._data if isinstance(i, Tensor) else i for i in index])
     return index
+
+
+def index_steps(index) -> tuple:
+    """The index as one or two steps that numpy takes PyTorch's way.
+
+    PyTorch applies the ints of an index first, each picking one position and
+    dropping its axis, and only then the lists and tensors. numpy counts such
+    ints as arrays too, which can move axes: for x of shape (2, 3, 4),
+    x[1, :, [0, 2]] has shape (3, 2) in PyTorch but (2, 3) in numpy. So an index
+    with both is split into (the ints, the rest)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    is_int = [isinstance(p, (int, np.integer)) and not isinstance(p, bool) for p in parts]
+    if not (any(is_int) and any(isinstance(p, np.ndarray) for p in parts)):
+        return (index,)
+    ints, rest = [], []
+    for p, integer in zip(parts, is_int):
+        if integer:
+            ints.append(p)
+        elif p is None:
+            rest.append(p)
+        else:  # Ellipsis, a slice or an array: it keeps its axes for the second step
+            n_axes = p.ndim if isinstance(p, np.ndarray) and p.dtype == bool else 1
+            ints.extend([p] if p is Ellipsis else [slice(None)] * n_axes)
+            rest.append(p)
+    return tuple(ints), tuple(rest)
 
 
 def _is_basic(index) -> bool:
@@ -191,7 +218,10 @@ class IndexBackward0(Node):
 
 def getitem(a, index):
     a = operand(a)
-    index = to_index(index)
+    steps = index_steps(to_index(index))
+    if len(steps) == 2:  # x[1, :, [0, 2]] is x[1][:, [0, 2]]
+        return getitem(getitem(a, steps[0]), steps[1])
+    (index,) = steps
     try:
         out = a._data[index]
     except IndexError as error:
@@ -240,7 +270,7 @@ def cat(tensors, dim: int = 0):
         raise RuntimeError("cat: zero-dimensional tensor cannot be concatenated")
     axis = dim % ndim
     try:
-        out = np.concatenate([t._data for t in tensors], axis=axis)
+        out = torch_float(np.concatenate([t._data for t in tensors], axis=axis), *tensors)
     except ValueError:
         shapes = ", ".join(str(t.shape) for t in tensors)
         raise RuntimeError(
@@ -270,7 +300,7 @@ def stack(tensors, dim: int = 0):
         raise RuntimeError("stack: expected a non-empty list of tensors")
     axis = dim % (tensors[0].ndim + 1)
     try:
-        out = np.stack([t._data for t in tensors], axis=axis)
+        out = torch_float(np.stack([t._data for t in tensors], axis=axis), *tensors)
     except ValueError:
         shapes = ", ".join(str(t.shape) for t in tensors)
         raise RuntimeError(f"stack: expected each tensor to be of equal size, but got {shapes}") from None
