@@ -24,7 +24,6 @@ from .compare import (
     logical_xor,
     lt,
     ne,
-    sign,
 )
 from .inplace import add_, clamp_, copy_, div_, fill_, mul_, pow_, setitem, sub_, zero_
 from .pointwise import (
@@ -39,6 +38,7 @@ from .pointwise import (
     minimum,
     relu,
     sigmoid,
+    sign,
     sin,
     sqrt,
     tanh,

@@ -50,14 +50,21 @@ def binary(op: str, fn, a, b) -> np.ndarray:
         raise
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    if out.dtype is F64 and not (_is_f64(a) or _is_f64(b)):
-        # numpy widens int64 * float32, or int / int, to float64; PyTorch keeps float32
-        out = out.astype(F32)
-    return out
+    return torch_float(out, a, b)
 
 
-def _is_f64(x) -> bool:
-    return type(x) is Tensor and x._data.dtype is F64 or type(x) is np.ndarray and x.dtype is F64
+def torch_float(out: np.ndarray, *operands) -> np.ndarray:
+    """numpy widens to float64 more often than PyTorch: for int64 * 2.5, int / int,
+    int64 + float32, or float32 + a 0-d float64 tensor. PyTorch gives float64
+    only when a float64 tensor decides the dtype, where tensors with dimensions
+    decide before 0-d ones, and a Python number never decides it."""
+    if out.dtype != F64:
+        return out
+    floats = [
+        x for x in map(data, operands) if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f"
+    ]
+    deciding = [x for x in floats if x.ndim > 0] or floats
+    return out if any(x.dtype == F64 for x in deciding) else out.astype(F32)
 
 
 def _shape(x) -> tuple:

@@ -118,6 +118,10 @@ def pow(a, b):  # noqa: A001 - PyTorch's name
     out = binary("pow", np.power, a, b)
     if not hasattr(b, "_data"):
         return PowBackward0.record(out, (a,), saved=(a,), args=b)
+    if not hasattr(a, "_data"):
+        # 2 ** x: keep the number in the output's dtype, so that ln 2 is computed
+        # at the output's precision in a create_graph backward too
+        a = np.asarray(a, dtype=out.dtype)
     return PowBackward1.record(out, (a, b), saved=(a, b, OUTPUT), save_output=True)
 
 

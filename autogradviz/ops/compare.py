@@ -40,11 +40,6 @@ def bitwise_not(a):
     return _make(np.logical_not(a) if a.dtype == bool else np.invert(a))
 
 
-def sign(a):
-    """-1, 0 or 1 per element. Its derivative is 0 wherever it exists."""
-    return _make(np.sign(data(operand(a))))
-
-
 def isnan(a):
     return _make(np.isnan(data(operand(a))))
 

@@ -7,6 +7,7 @@ backward formula is written once, against whichever of the two it is given.
 import numpy as np
 
 from .broadcast import sum_to  # noqa: F401 - part of the namespace
+from .shape import index_steps
 
 cos = np.cos
 sin = np.sin
@@ -40,8 +41,14 @@ def permute(x, dims):
     return np.transpose(x, dims)
 
 
+def to(x, dtype):
+    return x.astype(dtype.numpy, copy=False)
+
+
 def getitem(x, index):
-    return x[index]
+    for step in index_steps(index):  # x[1, :, [0, 2]] the PyTorch way
+        x = x[step]
+    return x
 
 
 def index_into_zeros(g, shape, index):

@@ -6,7 +6,24 @@ from __future__ import annotations
 import numpy as np
 
 from ..node import OUTPUT, Node
-from ._operands import binary, data, float_data, operand
+from ._operands import binary, data, float_data, operand, torch_float
+
+
+# sign(a): -1, 0 or 1 ---------------------------------------------------------------
+class SignBackward0(Node):
+    __slots__ = ()
+    op, rules = "sign", ("∂sign(a)/∂a = 0",)
+
+    def vjp(self, m, g):
+        # a step function: flat wherever its derivative exists. Recording it
+        # anyway (as PyTorch does) keeps abs' and relu's second derivatives at
+        # 0 instead of "input not used in the graph"
+        return (g * 0,)
+
+
+def sign(a):
+    a = operand(a)
+    return SignBackward0.record(np.sign(a._data), (a,))
 
 
 # |a| ----------------------------------------------------------------------------
@@ -130,7 +147,8 @@ class ReluBackward0(Node):
     op, rules = "relu", ("∂relu(a)/∂a = 1 if a > 0 else 0",)
 
     def vjp(self, m, g, out):
-        return (g * (out > 0),)
+        # sign(out) is the 0/1 mask (out > 0), but it stays in the graph for a second derivative
+        return (g * m.sign(out),)
 
 
 def relu(a):
@@ -145,12 +163,11 @@ class ClampBackward1(Node):
 
     def vjp(self, m, g, a):
         low, high = self.args
-        inside = True
         if low is not None:
-            inside = a >= low
+            g = m.where(a >= low, g, 0.0)
         if high is not None:
-            inside = inside & (a <= high)
-        return (m.where(inside, g, 0.0),)
+            g = m.where(a <= high, g, 0.0)
+        return (g,)
 
 
 def clamp(a, min=None, max=None):  # noqa: A002 - PyTorch's names
@@ -215,8 +232,7 @@ def where(condition, a, b):
     except ValueError:
         shapes = ", ".join(str(np.shape(data(x))) for x in (condition, a, b))
         raise RuntimeError(f"where: shapes {shapes} cannot be broadcast together") from None
-    if out.dtype == np.float64 and not any(getattr(data(x), "dtype", None) == np.float64 for x in (a, b)):
-        out = out.astype(np.float32)
+    out = torch_float(out, a, b)
     return WhereBackward0.record(out, (condition, a, b), args=cond)
 
 
@@ -239,7 +255,7 @@ class ToCopyBackward0(Node):
     op, rules = "to(dtype)", ("the same gradient, back in the input's dtype",)
 
     def vjp(self, m, g):
-        return (g,)
+        return (m.to(g, self.args),)
 
 
 def to(a, dtype):
@@ -250,4 +266,4 @@ def to(a, dtype):
     target = to_dtype(dtype).numpy
     if a._data.dtype == target:
         return a
-    return ToCopyBackward0.record(a._data.astype(target), (a,))
+    return ToCopyBackward0.record(a._data.astype(target), (a,), args=a.dtype)

@@ -17,10 +17,11 @@ ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 
 
 def _axes(dim, ndim: int) -> tuple[int, ...]:
-    """`dim` as a tuple of non-negative axes; None means all of them."""
-    if dim is None:
+    """`dim` as a tuple of non-negative axes; None means all of them, and so
+    does an empty tuple, as in PyTorch."""
+    dims = (dim,) if isinstance(dim, int) else tuple(dim or ())
+    if not dims:
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
     out = []
     for d in dims:
         if not -max(ndim, 1) <= d < max(ndim, 1):

@@ -5,7 +5,6 @@ It mirrors `numpy_math` name for name.
 """
 
 from .broadcast import sum_to  # noqa: F401
-from .compare import sign  # noqa: F401
-from .pointwise import cos, exp, log, sin, where  # noqa: F401
+from .pointwise import cos, exp, log, sign, sin, to, where  # noqa: F401
 from .reductions import mean, sum  # noqa: F401
 from .shape import expand, getitem, index_into_zeros, permute, reshape, transpose  # noqa: F401
