@@ -166,18 +166,22 @@ def backward_steps(
         else:  # raises if the saved values were freed, or changed in place since
             grads = node.vjp(m, g, *node._unpack(False))
         reductions = merges = None
-        shapes = node._shapes
+        expected = node._inputs
         for i, child in enumerate(node._next):
             if child is None:
                 continue
             gi = grads[i]
             if gi is None:
                 continue
-            if shapes is not None and gi.shape != shapes[i]:
-                # the forward op broadcast this input: sum the gradient back to its shape
-                axes, _ = reduced_axes(gi.shape, shapes[i])
-                reductions = (reductions or []) + [(i, gi.shape, shapes[i], axes)]
-                gi = sum_to(m, gi, shapes[i])
+            if expected is not None:
+                shape, dtype = expected[i]
+                if gi.shape != shape:
+                    # the forward op broadcast this input: sum the gradient back to its shape
+                    axes, _ = reduced_axes(gi.shape, shape)
+                    reductions = (reductions or []) + [(i, gi.shape, shape, axes)]
+                    gi = sum_to(m, gi, shape)
+                if _dtype_of(gi) != dtype:  # as PyTorch does: each input's gradient in its dtype
+                    gi = m.to(gi, dtype)
             waiting = buffer.get(child)
             if waiting is None:
                 buffer[child] = gi
@@ -218,6 +222,10 @@ def _output_hooks(node: Node, g, create_graph: bool, retained: list):
         if owner is not None:
             retained.append((owner, g))
     return g
+
+
+def _dtype_of(g):
+    return g._data.dtype if type(g) is Tensor else g.dtype
 
 
 def _nodes_leading_to(order: list[Node], targets: dict[Node, list[int]]) -> set[Node]:

@@ -31,7 +31,7 @@ class Node:
         "_saved",  # the saved values (arrays, numbers); None once freed
         "_sources",  # where each saved value came from: an input's index, or OUTPUT
         "_checks",  # None, or (saved position, version box, version) for tensors that can change
-        "_shapes",  # input shapes, kept only when some differ from the output's
+        "_inputs",  # (shape, dtype) of each input, kept only when some differ from the output's
         "args",  # the op's non-tensor parameters (dim, keepdim, ...)
         "_hooks",  # hooks registered on the output tensor
         "_retained",  # weakref to the output tensor, after retain_grad()
@@ -138,6 +138,8 @@ class Node:
         `saved` lists what the backward formula needs: input tensors, plain
         values, or OUTPUT for the op's own result.
         """
+        if type(data) is not ndarray:  # numpy returns scalars from 0-d ops
+            data = asarray(data)
         out = _new(Tensor)
         out._data = data
         out._grad = None
@@ -162,11 +164,13 @@ class Node:
         node.args = args
         node._hooks = None
         node._retained = None
-        node._shapes = None
-        if cls.broadcasts:
-            for t in inputs:
-                if type(t) is Tensor and t._data.shape != data.shape:
-                    node._shapes = tuple(t._data.shape if type(t) is Tensor else () for t in inputs)
+        # the engine sums a broadcast gradient back to its input's shape, and casts
+        # it to its input's dtype; it needs to know those only where they differ
+        node._inputs = None
+        for t in inputs:
+            if type(t) is Tensor and (t._data.dtype is not data.dtype or t._data.shape != data.shape):
+                if cls.broadcasts or t._data.dtype is not data.dtype:
+                    node._inputs = tuple((t._data.shape, t._data.dtype) if type(t) is Tensor else None for t in inputs)
                     break
         node._checks = None
         if saved:
@@ -192,7 +196,7 @@ class AccumulateGrad(Node):
         self._saved = ()
         self._sources = ()
         self._checks = None
-        self._shapes = None
+        self._inputs = None
         self.args = None
         self._hooks = None
         self._retained = None
@@ -237,5 +241,7 @@ def _retain(node: Node, tensor) -> None:
 
 from .grad_mode import _state as _grad_state  # noqa: E402
 from .tensor import Tensor  # noqa: E402
+
+from numpy import asarray, ndarray  # noqa: E402
 
 _new = object.__new__

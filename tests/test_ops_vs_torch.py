@@ -296,14 +296,9 @@ def test_to_dtype_sends_the_gradient_back_in_the_input_dtype():
     assert_same(seen[agv, "first"], seen[torch, "first"], TOLERANCE[np.float32], "first-order grad")
 
 
-# -- engine bugs found by these tests (autogradviz/engine.py, node.py, tensor*.py) ----------------
+# -- engine behaviours these tests once caught going wrong -------------------------------------------
 
 
-@pytest.mark.xfail(
-    reason="engine bug: the engine does not cast a gradient to its input's dtype (torch does, on "
-    "every edge), so float64 reaches float32 tensors through hooks and create_graph",
-    strict=True,
-)
 def test_mixed_dtype_gradients_arrive_in_the_input_dtype():
     seen = {}
     for m, grad in ((agv, agv.grad), (torch, torch.autograd.grad)):
@@ -316,11 +311,6 @@ def test_mixed_dtype_gradients_arrive_in_the_input_dtype():
     assert_same(seen[agv], seen[torch], TOLERANCE[np.float32], "hook")
 
 
-@pytest.mark.xfail(
-    reason="engine bug: Node.record stores numpy scalars (np.sin of a 0-d array) as a tensor's data "
-    "instead of 0-d arrays, so in-place ops and .numpy() on 0-d results break",
-    strict=True,
-)
 def test_0d_op_results_behave_like_torch():
     ours, theirs = agv.sin(agv.tensor(0.5)), torch.sin(torch.tensor(0.5))
     assert type(ours.numpy()) is type(theirs.numpy()) is np.ndarray
@@ -331,7 +321,6 @@ def test_0d_op_results_behave_like_torch():
     assert_same(ours, theirs, TOLERANCE[np.float32])
 
 
-@pytest.mark.xfail(reason="engine bug: Tensor has no __rand__ / __ror__ / __rxor__", strict=True)
 def test_python_bool_on_the_left_of_a_bitwise_op():
     for op in (lambda a, b: a & b, lambda a, b: a | b, lambda a, b: a ^ b):
         ours, theirs = op(True, agv.tensor([1.0, -1.0]) > 0), op(True, torch.tensor([1.0, -1.0]) > 0)

@@ -6,6 +6,7 @@ backward formula is written once, against whichever of the two it is given.
 
 import numpy as np
 
+from ..dtypes import to_dtype
 from .broadcast import sum_to  # noqa: F401 - part of the namespace
 from .shape import index_steps
 
@@ -42,7 +43,7 @@ def permute(x, dims):
 
 
 def to(x, dtype):
-    return x.astype(dtype.numpy, copy=False)
+    return x.astype(to_dtype(dtype).numpy, copy=False)
 
 
 def getitem(x, index):
