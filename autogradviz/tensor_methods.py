@@ -60,7 +60,7 @@ _METHODS = {
     "__add__": ops.add,
     "__radd__": _swap(ops.add),
     "__sub__": ops.sub,
-    "__rsub__": _swap(ops.sub),
+    "__rsub__": ops.rsub,
     "__mul__": ops.mul,
     "__rmul__": _swap(ops.mul),
     "__truediv__": ops.div,

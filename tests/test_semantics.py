@@ -770,7 +770,7 @@ def test_graph_structure_matches_torch(name):
     compare_structures(STRUCTURES[name])
 
 
-NAMES_THAT_DIFFER = {
+SPECIAL_NAMES = {
     "sum_dim": lambda lib, a, b: a.sum(0),  # torch: SumBackward1
     "mean_dim": lambda lib, a, b: a.mean(0),  # torch: MeanBackward1
     "select": lambda lib, a, b: a[0],  # torch: SelectBackward0
@@ -781,10 +781,9 @@ NAMES_THAT_DIFFER = {
 }
 
 
-@pytest.mark.xfail(reason="backward node named or linked differently from PyTorch", strict=True)
-@pytest.mark.parametrize("name", NAMES_THAT_DIFFER)
-def test_graph_structure_matches_torch_known_differences(name):
-    compare_structures(NAMES_THAT_DIFFER[name])
+@pytest.mark.parametrize("name", SPECIAL_NAMES)
+def test_graph_structure_matches_torch_special_names(name):
+    compare_structures(SPECIAL_NAMES[name])
 
 
 def test_backward_steps_show_every_node_and_merge():

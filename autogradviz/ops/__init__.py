@@ -1,7 +1,7 @@
 """The differentiable ops, grouped as a formula sheet: each forward function
 sits next to the backward node that differentiates it."""
 
-from .arithmetic import add, div, matmul, mul, neg, pow, sub
+from .arithmetic import add, div, matmul, mul, neg, pow, rsub, sub
 from .compare import (
     all,
     allclose,

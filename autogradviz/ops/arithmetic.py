@@ -119,10 +119,38 @@ def pow(a, b):  # noqa: A001 - PyTorch's name
     if not hasattr(b, "_data"):
         return PowBackward0.record(out, (a,), saved=(a,), args=b)
     if not hasattr(a, "_data"):
-        # 2 ** x: keep the number in the output's dtype, so that ln 2 is computed
-        # at the output's precision in a create_graph backward too
-        a = np.asarray(a, dtype=out.dtype)
+        # 2 ** x: ln 2 is computed once, at the output's precision
+        ln_base = np.log(np.asarray(a if a != 0 else 1, dtype=out.dtype))
+        return PowBackward2.record(out, (b,), saved=(OUTPUT,), args=ln_base)
     return PowBackward1.record(out, (a, b), saved=(a, b, OUTPUT), save_output=True)
+
+
+# c = k ** b, k a number -----------------------------------------------------------------
+class PowBackward2(Node):
+    __slots__ = ()
+    op = "**"
+    rules = ("∂(kᵇ)/∂b = kᵇ·ln k",)
+
+    def vjp(self, m, g, out):
+        return (g * out * self.args,)
+
+
+# c = k - b, k a number (PyTorch's "reversed subtraction") ----------------------------------------
+class RsubBackward1(Node):
+    __slots__ = ()
+    op = "-"
+    rules = ("∂(k-b)/∂b = -1",)
+
+    def vjp(self, m, g):
+        return (-g,)
+
+
+def rsub(b, k):
+    """k - b: what Python calls for `2 - x`."""
+    b, k = operand(b), operand(k)
+    if hasattr(k, "_data"):
+        return sub(k, b)
+    return RsubBackward1.record(binary("rsub", np.subtract, k, b), (b,))
 
 
 # c = a @ b --------------------------------------------------------------------------
@@ -154,9 +182,20 @@ class MatmulBackward0(Node):
 
 
 class MmBackward0(MatmulBackward0):
-    """PyTorch's name for a 2-D @ 2-D product."""
+    """PyTorch's name for matrix @ matrix; Mv: matrix @ vector; Dot: vector @ vector."""
 
     __slots__ = ()
+
+
+class MvBackward0(MatmulBackward0):
+    __slots__ = ()
+
+
+class DotBackward0(MatmulBackward0):
+    __slots__ = ()
+
+
+_MATMUL_NODES = {(2, 2): MmBackward0, (2, 1): MvBackward0, (1, 1): DotBackward0}
 
 
 def matmul(a, b):
@@ -168,9 +207,9 @@ def matmul(a, b):
         )
     try:
         out = binary("matmul", np.matmul, a, b)
-    except RuntimeError:
+    except (RuntimeError, ValueError):
         raise _matmul_error(x.shape, y.shape) from None
-    node = MmBackward0 if x.ndim == 2 and y.ndim == 2 else MatmulBackward0
+    node = _MATMUL_NODES.get((x.ndim, y.ndim), MatmulBackward0)
     return node.record(out, (a, b), saved=(a, b), args=(x.ndim, y.ndim))
 
 

@@ -160,9 +160,16 @@ def setitem(t, index, value):
         # writing into it writes into `out`
         part, seen = (out[steps[0]], written[steps[0]]) if len(steps) == 2 else (out, written)
         try:
+            target_shape = part[steps[-1]].shape
+        except IndexError as error:
+            raise IndexError(f"x[index] = value: {error} (the tensor has shape {old.shape})") from None
+        try:
             part[steps[-1]] = data(value)
-        except (IndexError, ValueError) as error:
-            raise type(error)(f"x[index] = value: {error} (the tensor has shape {old.shape})") from None
+        except ValueError:
+            raise RuntimeError(
+                f"x[index] = value: shape mismatch: value tensor of shape {np.shape(data(value))} "
+                f"cannot be broadcast to indexing result of shape {target_shape}"
+            ) from None
         seen[steps[-1]] = True
         return IndexPutBackward0.record(out, (old, value), args=(written, index))
 

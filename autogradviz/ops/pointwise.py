@@ -220,8 +220,8 @@ class WhereBackward0(Node):
     rules = ("g where cond, else 0", "g where not cond, else 0")
 
     def vjp(self, m, g):
-        cond = self.args
-        return None, m.where(cond, g, 0.0), m.where(cond, 0.0, g)
+        cond = self.args  # the condition is not differentiable: it is a parameter, not an input
+        return m.where(cond, g, 0.0), m.where(cond, 0.0, g)
 
 
 def where(condition, a, b):
@@ -233,7 +233,7 @@ def where(condition, a, b):
         shapes = ", ".join(str(np.shape(data(x))) for x in (condition, a, b))
         raise RuntimeError(f"where: shapes {shapes} cannot be broadcast together") from None
     out = torch_float(out, a, b)
-    return WhereBackward0.record(out, (condition, a, b), args=cond)
+    return WhereBackward0.record(out, (a, b), args=cond)
 
 
 # copies: clone() and to(dtype) ------------------------------------------------------------

@@ -28,7 +28,8 @@ def _axes(dim, ndim: int) -> tuple[int, ...]:
             raise IndexError(
                 f"Dimension out of range (expected to be in range of [{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {d})"
             )
-        out.append(d % ndim if ndim else 0)
+        if ndim:  # a 0-d tensor accepts dim 0 or -1, and has no axis to reduce
+            out.append(d % ndim)
     return tuple(sorted(set(out)))
 
 
@@ -56,6 +57,12 @@ class SumBackward0(Node):
         return (m.expand(_unreduce(m, g, shape, axes, keepdim), shape),)
 
 
+class SumBackward1(SumBackward0):
+    """sum over some dims: PyTorch names it apart from the sum of everything."""
+
+    __slots__ = ()
+
+
 def sum(a, dim=None, keepdim: bool = False, dtype=None):  # noqa: A001
     a = operand(a)
     axes = _axes(dim, a.ndim)
@@ -66,7 +73,8 @@ def sum(a, dim=None, keepdim: bool = False, dtype=None):  # noqa: A001
         out = out.astype(to_dtype(dtype).numpy)
     elif a._data.dtype.kind == "b":
         out = out.astype(np.int64)
-    return SumBackward0.record(out, (a,), args=(a.shape, axes, keepdim))
+    node = SumBackward0 if dim is None else SumBackward1
+    return node.record(out, (a,), args=(a.shape, axes, keepdim))
 
 
 # mean ---------------------------------------------------------------------------
@@ -88,7 +96,12 @@ def mean(a, dim=None, keepdim: bool = False):
         )
     axes = _axes(dim, a.ndim)
     out = np.mean(a._data, axis=axes, keepdims=keepdim)
-    return MeanBackward0.record(out, (a,), args=(a.shape, axes, keepdim))
+    node = MeanBackward0 if dim is None else MeanBackward1
+    return node.record(out, (a,), args=(a.shape, axes, keepdim))
+
+
+class MeanBackward1(MeanBackward0):
+    __slots__ = ()
 
 
 # var, std (unbiased by default: divide by n - 1) ---------------------------------------------
@@ -184,6 +197,9 @@ def _extreme(a, dim, keepdim, largest: bool):
         value = x.max() if largest else x.min()
         node = MaxBackward1 if largest else MinBackward1
         return node.record(np.asarray(value), (a,), args=(x == value))
+    if a.ndim == 0:  # one element: treat it as a vector of one
+        values, indices = _extreme(a.reshape(1), 0, keepdim, largest)
+        return ValuesIndices(values.reshape(()), indices.reshape(()))
     (axis,) = _axes(dim, a.ndim)
     index = (np.argmax if largest else np.argmin)(x, axis=axis, keepdims=True)
     values = np.take_along_axis(x, index, axis=axis)
@@ -223,6 +239,8 @@ class SoftmaxBackward0(Node):
 
 def softmax(a, dim: int = -1):
     a = operand(a)
+    if a.ndim == 0:
+        return softmax(a.reshape(1), 0).reshape(())
     (axis,) = _axes(dim, a.ndim)
     e = np.exp(_shifted(float_data(a), axis))
     out = e / np.sum(e, axis=axis, keepdims=True)
@@ -240,6 +258,8 @@ class LogSoftmaxBackward0(Node):
 
 def log_softmax(a, dim: int = -1):
     a = operand(a)
+    if a.ndim == 0:
+        return log_softmax(a.reshape(1), 0).reshape(())
     (axis,) = _axes(dim, a.ndim)
     z = _shifted(float_data(a), axis)
     out = z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))

@@ -34,7 +34,23 @@ class ViewBackward0(Node):
         return (m.reshape(g, self.args),)
 
 
-def reshape(a, *shape):
+class SqueezeBackward0(ViewBackward0):
+    """squeeze(): PyTorch's name; the gradient is reshaped back like any view."""
+
+    __slots__ = ()
+    op = "squeeze"
+
+
+class SqueezeBackward1(SqueezeBackward0):
+    __slots__ = ()
+
+
+class UnsqueezeBackward0(ViewBackward0):
+    __slots__ = ()
+    op = "unsqueeze"
+
+
+def reshape(a, *shape, node=ViewBackward0):
     a = operand(a)
     shape = _shape_args(shape)
     try:
@@ -43,7 +59,7 @@ def reshape(a, *shape):
         raise RuntimeError(
             f"reshape: shape {shape} is invalid for input of shape {a.shape} ({a._data.size} elements)"
         ) from None
-    return _view_of(ViewBackward0.record(out, (a,), args=a.shape), a)
+    return _view_of(node.record(out, (a,), args=a.shape), a)
 
 
 view = reshape
@@ -65,7 +81,7 @@ def squeeze(a, dim=None):
     else:
         dims = {d % max(a.ndim, 1) for d in ((dim,) if isinstance(dim, int) else dim)}
         shape = tuple(n for i, n in enumerate(a.shape) if not (i in dims and n == 1))
-    return reshape(a, shape)
+    return reshape(a, shape, node=SqueezeBackward0 if dim is None else SqueezeBackward1)
 
 
 def unsqueeze(a, dim: int):
@@ -75,7 +91,7 @@ def unsqueeze(a, dim: int):
             f"unsqueeze: dimension out of range (expected to be in range of [{-a.ndim - 1}, {a.ndim}], but got {dim})"
         )
     dim = dim % (a.ndim + 1)
-    return reshape(a, a.shape[:dim] + (1,) + a.shape[dim:])
+    return reshape(a, a.shape[:dim] + (1,) + a.shape[dim:], node=UnsqueezeBackward0)
 
 
 # transpose / permute ------------------------------------------------------------------------
@@ -106,13 +122,26 @@ class TransposeBackward0(Node):
         return (m.transpose(g, *self.args),)
 
 
-def transpose(a, dim0: int, dim1: int):
+class TBackward0(TransposeBackward0):
+    """t(): PyTorch's name for the transpose of a matrix."""
+
+    __slots__ = ()
+    op = "t"
+
+
+def transpose(a, dim0: int, dim1: int, node=TransposeBackward0):
     a = operand(a)
     if a.ndim == 0:
-        return _view_of(TransposeBackward0.record(a._data, (a,), args=(0, 0)), a)
-    dim0, dim1 = dim0 % a.ndim, dim1 % a.ndim
+        return _view_of(node.record(a._data, (a,), args=(0, 0)), a)
+    dim0, dim1 = _dim(dim0, a.ndim), _dim(dim1, a.ndim)
     out = np.swapaxes(a._data, dim0, dim1)
-    return _view_of(TransposeBackward0.record(out, (a,), args=(dim0, dim1)), a)
+    return _view_of(node.record(out, (a,), args=(dim0, dim1)), a)
+
+
+def _dim(dim: int, ndim: int) -> int:
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+    return dim % ndim
 
 
 swapaxes = transpose
@@ -123,7 +152,7 @@ def t(a):
     a = operand(a)
     if a.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
-    return transpose(a, 0, 1) if a.ndim == 2 else reshape(a, a.shape)
+    return transpose(a, 0, 1, node=TBackward0) if a.ndim == 2 else reshape(a, a.shape)
 
 
 # expand -----------------------------------------------------------------------------------
@@ -228,8 +257,30 @@ def getitem(a, index):
         raise IndexError(f"index: {error} (the tensor has shape {a.shape})") from None
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    result = IndexBackward0.record(out, (a,), args=(a.shape, index))
-    return _view_of(result, a) if _is_basic(index) else result
+    if not _is_basic(index):
+        return IndexBackward0.record(out, (a,), args=(a.shape, index))
+    return _view_of(_basic_index_node(index).record(out, (a,), args=(a.shape, index)), a)
+
+
+class SelectBackward0(IndexBackward0):
+    """x[i]: PyTorch's name when an int picks one position."""
+
+    __slots__ = ()
+
+
+class SliceBackward0(IndexBackward0):
+    """x[a:b]: PyTorch's name for a slice."""
+
+    __slots__ = ()
+
+
+def _basic_index_node(index) -> type[IndexBackward0]:
+    parts = [p for p in (index if isinstance(index, tuple) else (index,)) if p is not Ellipsis]
+    if parts and isinstance(parts[-1], (int, np.integer)):
+        return SelectBackward0
+    if parts and isinstance(parts[-1], slice):
+        return SliceBackward0
+    return IndexBackward0
 
 
 class IndexIntoZerosBackward0(Node):
