@@ -239,9 +239,9 @@ def _retain(node: Node, tensor) -> None:
     node._retained = weakref.ref(tensor)
 
 
+from numpy import asarray, ndarray  # noqa: E402
+
 from .grad_mode import _state as _grad_state  # noqa: E402
 from .tensor import Tensor  # noqa: E402
-
-from numpy import asarray, ndarray  # noqa: E402
 
 _new = object.__new__
