@@ -142,7 +142,7 @@ def backward_steps(
         g = buffer.pop(node, None)
         if g is None or (needed is not None and node not in needed):
             continue
-        if node._hooks is not None or node._retained is not None:
+        if node._meta is not None:
             g = _output_hooks(node, g, create_graph, retained)
         if targets and node in targets:
             for i in targets[node]:
@@ -215,10 +215,11 @@ def _call_vjp_recording(node: Node, m, g):
 
 def _output_hooks(node: Node, g, create_graph: bool, retained: list):
     """Hooks on a non-leaf tensor see its gradient first; retain_grad keeps it."""
-    if node._hooks:
-        g = _run_hooks(node._hooks, g, create_graph)
-    if node._retained is not None:
-        owner = node._retained()
+    hooks = node._extra("hooks")
+    if hooks:
+        g = _run_hooks(hooks, g, create_graph)
+    if node._extra("retained") is not None:
+        owner = node._extra("retained")()
         if owner is not None:
             retained.append((owner, g))
     return g

@@ -33,8 +33,9 @@ class Node:
         "_checks",  # None, or (saved position, version box, version) for tensors that can change
         "_inputs",  # (shape, dtype) of each input, kept only when some differ from the output's
         "args",  # the op's non-tensor parameters (dim, keepdim, ...)
-        "_hooks",  # hooks registered on the output tensor
-        "_retained",  # weakref to the output tensor, after retain_grad()
+        "_output",  # the output's array: drawings show it (the node never holds the tensor)
+        "_consts",  # None, or per input: its value where the input needs no grad (no edge)
+        "_meta",  # None, or a dict: "hooks", "retained" (weakref to the output), "name"
         "__weakref__",
     )
 
@@ -53,6 +54,14 @@ class Node:
         ops when create_graph=True, so that the backward pass is itself recorded.
         """
         raise NotImplementedError
+
+    def _extra(self, key: str):
+        return None if self._meta is None else self._meta.get(key)
+
+    def _set_extra(self, key: str, value) -> None:
+        if self._meta is None:
+            self._meta = {}
+        self._meta[key] = value
 
     def needs(self, i: int) -> bool:
         """Does input i want a gradient? Lets costly formulas skip unused work."""
@@ -124,6 +133,9 @@ class Node:
         )
 
     def _free(self) -> None:
+        """After a backward without retain_graph: drop the arrays kept for it, as
+        PyTorch does (a drawing then shows the values as freed)."""
+        self._output = None
         if self._saved:
             self._saved = None
             self._checks = None
@@ -162,8 +174,14 @@ class Node:
         node = _new(cls)
         node._next = tuple(edges)
         node.args = args
-        node._hooks = None
-        node._retained = None
+        node._output = data
+        node._meta = None
+        # inputs without an edge (constants, numbers) are kept for drawings only
+        node._consts = None
+        if None in edges:
+            node._consts = tuple(
+                None if e is not None else (t._data if type(t) is Tensor else t) for e, t in zip(edges, inputs)
+            )
         # the engine sums a broadcast gradient back to its input's shape, and casts
         # it to its input's dtype; it needs to know those only where they differ
         node._inputs = None
@@ -198,8 +216,9 @@ class AccumulateGrad(Node):
         self._checks = None
         self._inputs = None
         self.args = None
-        self._hooks = None
-        self._retained = None
+        self._output = None  # the leaf itself is `variable`
+        self._consts = None
+        self._meta = None
 
     def vjp(self, m, g):
         return ()
@@ -236,7 +255,7 @@ def _index_of(item, inputs) -> int:
 
 
 def _retain(node: Node, tensor) -> None:
-    node._retained = weakref.ref(tensor)
+    node._set_extra("retained", weakref.ref(tensor))
 
 
 from numpy import asarray, ndarray  # noqa: E402

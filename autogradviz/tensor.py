@@ -184,9 +184,10 @@ class Tensor:
                 self._set_extra("hooks", hooks)
         else:
             node = self._grad_fn
-            if node._hooks is None:
-                node._hooks = []
-            hooks = node._hooks
+            hooks = node._extra("hooks")
+            if hooks is None:
+                hooks = []
+                node._set_extra("hooks", hooks)
         hooks.append(hook)
         return _HookHandle(hooks, hook)
 
@@ -205,7 +206,10 @@ class Tensor:
 
     @name.setter
     def name(self, value: str | None) -> None:
-        self._set_extra("name", None if value is None else str(value))
+        value = None if value is None else str(value)
+        self._set_extra("name", value)
+        if self._grad_fn is not None:  # drawings find an intermediate's name on its node
+            self._grad_fn._set_extra("name", value)
 
     # -- data ---------------------------------------------------------------------
 
