@@ -127,6 +127,10 @@ def backward_steps(
     leaf_grads: dict[Tensor, object] = {}
     retained: list[tuple[Tensor, object]] = []
     executed: list[Node] = []
+    # ids of arrays that something else may hold too (the seed, a hook's result, an
+    # upstream gradient passed on as it is): `.grad` gets a copy of these, and
+    # keeps any other array as it is, like PyTorch's AccumulateGrad "stealing" it
+    borrowed = {id(g) for g in buffer.values()}
     # the same walk as topological_order(), run as we go
     dependencies = _dependencies(roots)
     ready = [node for node in dependencies if dependencies[node] == 0]
@@ -143,14 +147,14 @@ def backward_steps(
         if g is None or (needed is not None and node not in needed):
             continue
         if node._meta is not None:
-            g = _output_hooks(node, g, create_graph, retained)
+            g = _output_hooks(node, g, create_graph, retained, borrowed)
         if targets and node in targets:
             for i in targets[node]:
                 captured[i] = g
         if type(node) is AccumulateGrad:
             leaf = node.variable
             if leaf._meta is not None and leaf._extra("hooks"):
-                g = _run_hooks(leaf._extra("hooks"), g, create_graph)
+                g = _run_hooks(leaf._extra("hooks"), g, create_graph, borrowed)
             if accumulate:
                 leaf_grads[leaf] = g
             before = None if leaf._grad is None else leaf._grad._data
@@ -182,6 +186,8 @@ def backward_steps(
                     gi = sum_to(m, gi, shape)
                 if _dtype_of(gi) != dtype:  # as PyTorch does: each input's gradient in its dtype
                     gi = m.to(gi, dtype)
+            if gi is g or (i and _sent_before(gi, grads, i)):
+                borrowed.add(id(gi))
             waiting = buffer.get(child)
             if waiting is None:
                 buffer[child] = gi
@@ -193,10 +199,10 @@ def backward_steps(
 
     # the walk succeeded: now write .grad, and free what backward saved
     for leaf, g in leaf_grads.items():
-        _accumulate(leaf, g, create_graph)
+        _accumulate(leaf, g, create_graph, id(g) in borrowed)
     if accumulate:
         for owner, g in retained:
-            _accumulate(owner, g, create_graph)
+            _accumulate(owner, g, create_graph, True)
     if not retain_graph:
         for node in executed:
             node._free()
@@ -213,11 +219,16 @@ def _call_vjp_recording(node: Node, m, g):
         _grad_state.enabled = previous
 
 
-def _output_hooks(node: Node, g, create_graph: bool, retained: list):
+def _sent_before(gi, grads, i: int) -> bool:
+    """Does this node send the very same array to an earlier input too?"""
+    return any(grads[j] is gi for j in range(i))
+
+
+def _output_hooks(node: Node, g, create_graph: bool, retained: list, borrowed: set):
     """Hooks on a non-leaf tensor see its gradient first; retain_grad keeps it."""
     hooks = node._extra("hooks")
     if hooks:
-        g = _run_hooks(hooks, g, create_graph)
+        g = _run_hooks(hooks, g, create_graph, borrowed)
     if node._extra("retained") is not None:
         owner = node._extra("retained")()
         if owner is not None:
@@ -238,7 +249,7 @@ def _nodes_leading_to(order: list[Node], targets: dict[Node, list[int]]) -> set[
     return needed
 
 
-def _run_hooks(hooks: list, g, create_graph: bool):
+def _run_hooks(hooks: list, g, create_graph: bool, borrowed: set):
     for hook in list(hooks):
         result = hook(g if create_graph else _make(g))
         if result is None:
@@ -253,6 +264,7 @@ def _run_hooks(hooks: list, g, create_graph: bool):
                 f"shape {result.shape}, but the gradient has shape {tuple(g.shape)}"
             )
         g = result if create_graph else result._data
+        borrowed.add(id(g))
     return g
 
 
@@ -260,7 +272,7 @@ def _hook_name(hook) -> str:
     return getattr(hook, "__name__", type(hook).__name__)
 
 
-def _accumulate(t: Tensor, g, create_graph: bool) -> None:
+def _accumulate(t: Tensor, g, create_graph: bool, borrowed: bool = True) -> None:
     """Add `g` into `t.grad`, as PyTorch's AccumulateGrad does."""
     dtype = t._data.dtype
     existing = t._grad
@@ -268,8 +280,8 @@ def _accumulate(t: Tensor, g, create_graph: bool) -> None:
         g = g if g._data.dtype == dtype else _make(g._data.astype(dtype))
         t._grad = g if existing is None else existing + g
     elif existing is None:
-        # always a fresh array: `g` may also be another tensor's gradient
-        t._grad = _make(np.array(g, dtype=dtype, copy=True))
+        owned = not borrowed and type(g) is np.ndarray and g.base is None and g.flags.writeable
+        t._grad = _make(g if owned and g.dtype == dtype else np.array(g, dtype=dtype, copy=True))
     elif existing._requires_grad or not existing._data.flags.writeable:
         t._grad = _make(np.add(existing._data, g).astype(dtype, copy=False))
     else:

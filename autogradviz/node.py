@@ -180,7 +180,8 @@ class Node:
         node._consts = None
         if None in edges:
             node._consts = tuple(
-                None if e is not None else (t._data if type(t) is Tensor else t) for e, t in zip(edges, inputs)
+                None if e is not None else (t._data if type(t) is Tensor else t)
+                for e, t in zip(edges, inputs)
             )
         # the engine sums a broadcast gradient back to its input's shape, and casts
         # it to its input's dtype; it needs to know those only where they differ
@@ -188,7 +189,9 @@ class Node:
         for t in inputs:
             if type(t) is Tensor and (t._data.dtype is not data.dtype or t._data.shape != data.shape):
                 if cls.broadcasts or t._data.dtype is not data.dtype:
-                    node._inputs = tuple((t._data.shape, t._data.dtype) if type(t) is Tensor else None for t in inputs)
+                    node._inputs = tuple(
+                        (t._data.shape, t._data.dtype) if type(t) is Tensor else None for t in inputs
+                    )
                     break
         node._checks = None
         if saved:

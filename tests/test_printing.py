@@ -55,11 +55,7 @@ f64 = torch.float64
 
 
 def _grad_leaf(*shape: int, dtype=torch.float32) -> torch.Tensor:
-    return (
-        torch.linspace(-2, 3, int(np.prod(shape)), dtype=dtype)
-        .reshape(shape)
-        .requires_grad_()
-    )
+    return torch.linspace(-2, 3, int(np.prod(shape)), dtype=dtype).reshape(shape).requires_grad_()
 
 
 CASES: dict[str, Callable[[], torch.Tensor]] = {
@@ -138,9 +134,7 @@ CASES: dict[str, Callable[[], torch.Tensor]] = {
     "summarized_cols_only": lambda: torch.arange(1500.0).reshape(3, 500),
     "summarized_3d": lambda: torch.arange(3000.0).reshape(10, 10, 30) - 1500,
     # the hidden middle must not affect the style: only 0..3 and 1997..1999 show
-    "summarized_hides_tiny": lambda: torch.cat(
-        [torch.ones(3), torch.full((1994,), 1e-9), torch.ones(3)]
-    ),
+    "summarized_hides_tiny": lambda: torch.cat([torch.ones(3), torch.full((1994,), 1e-9), torch.ones(3)]),
     # autograd suffixes
     "requires_grad": lambda: _grad_leaf(3),
     "requires_grad_2d": lambda: _grad_leaf(2, 2),
@@ -149,12 +143,8 @@ CASES: dict[str, Callable[[], torch.Tensor]] = {
     "grad_fn_f64": lambda: _grad_leaf(4, dtype=f64) / 3,
     "suffix_wraps_exp": lambda: _grad_leaf(3, dtype=f64).exp(),
     "suffix_wraps": lambda: torch.tensor([-1.5] * 8, dtype=f64, requires_grad=True) * 2,
-    "suffix_wraps_2d": lambda: (
-        torch.full((2, 8), -1.5, dtype=f64, requires_grad=True) + 0
-    ),
-    "suffix_after_long_2d": lambda: (
-        torch.arange(300.0).reshape(10, 30) / 9
-    ).requires_grad_(),
+    "suffix_wraps_2d": lambda: torch.full((2, 8), -1.5, dtype=f64, requires_grad=True) + 0,
+    "suffix_after_long_2d": lambda: (torch.arange(300.0).reshape(10, 30) / 9).requires_grad_(),
     "suffix_summarized": lambda: torch.arange(2000.0, dtype=f64).requires_grad_() * 3,
 }
 
@@ -174,16 +164,12 @@ def test_suffixes_wrap_by_their_own_length() -> None:
     )
     extras = ["dtype=agv.float64", "grad_fn=<ExpBackward0>" + "x" * 3]
     assert format_tensor(values, extras) == (
-        "tensor([ 0.1353,  1.6487, 20.0855], dtype=agv.float64,\n"
-        "       grad_fn=<ExpBackward0>xxx)"
+        "tensor([ 0.1353,  1.6487, 20.0855], dtype=agv.float64,\n       grad_fn=<ExpBackward0>xxx)"
     )
 
 
 def test_examples_from_the_docstring() -> None:
-    assert (
-        format_tensor(np.ones((2, 2), np.float32))
-        == "tensor([[1., 1.],\n        [1., 1.]])"
-    )
+    assert format_tensor(np.ones((2, 2), np.float32)) == "tensor([[1., 1.],\n        [1., 1.]])"
     assert format_tensor(np.array(2.0, np.float32)) == "tensor(2.)"
     assert format_tensor(np.array(0.5, np.float32)) == "tensor(0.5000)"
     assert format_tensor(np.zeros((0, 3), np.float32)) == "tensor([], size=(0, 3))"
@@ -212,10 +198,7 @@ SHAPES = [
 ]
 SCALES = [1e-6, 1e-3, 1.0, 1e3, 1e5, 1e9]
 RANDOM_FLOAT_CASES = [
-    (shape, dtype, scale)
-    for shape in SHAPES
-    for dtype in ("float32", "float64")
-    for scale in SCALES
+    (shape, dtype, scale) for shape in SHAPES for dtype in ("float32", "float64") for scale in SCALES
 ]
 
 
@@ -319,9 +302,7 @@ OPTION_SETTINGS = {
 }
 
 
-@pytest.mark.parametrize(
-    "settings", OPTION_SETTINGS.values(), ids=OPTION_SETTINGS.keys()
-)
+@pytest.mark.parametrize("settings", OPTION_SETTINGS.values(), ids=OPTION_SETTINGS.keys())
 def test_print_options_match_torch(settings: dict) -> None:
     torch.set_printoptions(**settings)
     set_printoptions(**settings)
@@ -332,10 +313,7 @@ def test_print_options_match_torch(settings: dict) -> None:
 def test_precision_2() -> None:
     set_printoptions(precision=2)
     assert format_tensor(np.array([1.12345], np.float32)) == "tensor([1.12])"
-    assert (
-        format_tensor(np.array([1e-5, 1.0], np.float32))
-        == "tensor([1.00e-05, 1.00e+00])"
-    )
+    assert format_tensor(np.array([1e-5, 1.0], np.float32)) == "tensor([1.00e-05, 1.00e+00])"
 
 
 def test_set_printoptions_keeps_unset_values_and_resets_sci_mode() -> None:

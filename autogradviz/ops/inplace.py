@@ -23,11 +23,13 @@ from ._operands import data, operand
 from .shape import index_steps, to_index
 
 
-def _inplace(t: Tensor, name: str, compute, other=None) -> Tensor:
+def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None) -> Tensor:
     """Overwrite `t` with `compute(old t)`, recording the op if autograd needs to."""
     recording = _grad_state.enabled and (
         t._requires_grad or (isinstance(other, Tensor) and other._requires_grad)
     )
+    if ufunc is not None and not recording and _write_in_place(t, ufunc, other):
+        return t
     if _grad_state.enabled and t._requires_grad:
         if t._grad_fn is None:
             raise RuntimeError(
@@ -69,20 +71,32 @@ def _inplace(t: Tensor, name: str, compute, other=None) -> Tensor:
     return t
 
 
+def _write_in_place(t: Tensor, ufunc, other) -> bool:
+    """The fast path outside the graph (an SGD update, `w.grad.zero_()`): numpy
+    writes straight into t's memory. On any problem, numpy has written nothing,
+    and the general path reports it."""
+    try:
+        ufunc(t._data, data(operand(other)), out=t._data, casting="same_kind")
+    except (TypeError, ValueError):
+        return False
+    t._bump_version()
+    return True
+
+
 def add_(t, other):
-    return _inplace(t, "add_", lambda old: arithmetic.add(old, other), other)
+    return _inplace(t, "add_", lambda old: arithmetic.add(old, other), other, np.add)
 
 
 def sub_(t, other):
-    return _inplace(t, "sub_", lambda old: arithmetic.sub(old, other), other)
+    return _inplace(t, "sub_", lambda old: arithmetic.sub(old, other), other, np.subtract)
 
 
 def mul_(t, other):
-    return _inplace(t, "mul_", lambda old: arithmetic.mul(old, other), other)
+    return _inplace(t, "mul_", lambda old: arithmetic.mul(old, other), other, np.multiply)
 
 
 def div_(t, other):
-    return _inplace(t, "div_", lambda old: arithmetic.div(old, other), other)
+    return _inplace(t, "div_", lambda old: arithmetic.div(old, other), other, np.true_divide)
 
 
 def pow_(t, other):

@@ -35,7 +35,7 @@ def expand(x, shape):
 
 
 def transpose(x, dim0, dim1):
-    return np.swapaxes(x, dim0, dim1)
+    return x if dim0 == dim1 else np.swapaxes(x, dim0, dim1)
 
 
 def permute(x, dims):

@@ -140,7 +140,9 @@ def transpose(a, dim0: int, dim1: int, node=TransposeBackward0):
 
 def _dim(dim: int, ndim: int) -> int:
     if not -ndim <= dim < ndim:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})"
+        )
     return dim % ndim
 
 
