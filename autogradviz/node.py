@@ -30,7 +30,7 @@ class Node:
         "_next",  # tuple of Node | None, one per input
         "_saved",  # the saved values (arrays, numbers); None once freed
         "_sources",  # where each saved value came from: an input's index, or OUTPUT
-        "_checks",  # None, or (saved position, version box, version) for tensors that can change
+        "_checks",  # None, or (position, counter, version) * n, flat: the saved tensors' versions
         "_inputs",  # (shape, dtype) of each input, kept only when some differ from the output's
         "args",  # the op's non-tensor parameters (dim, keepdim, ...)
         "_output",  # the output's array: drawings show it (the node never holds the tensor)
@@ -101,7 +101,9 @@ class Node:
                 "if you need to access saved tensors after calling backward."
             )
         if self._checks is not None:
-            for position, box, expected in self._checks:
+            checks = self._checks
+            for k in range(0, len(checks), 3):
+                position, box, expected = checks[k], checks[k + 1], checks[k + 2]
                 if len(box) != expected:
                     self._version_error(len(box), expected, saved[position].shape)
         if not as_tensors:
@@ -161,47 +163,47 @@ class Node:
         out._requires_grad = False
         if not _grad_state.enabled:
             return out
+        # one pass over the inputs: the edges; the constants (inputs with no
+        # edge, kept for drawings only); and whether the engine will need each
+        # input's shape and dtype (to undo broadcasting, or to cast the gradient)
         edges = []
-        wanted = False
+        constants = None
+        differs = False
         for t in inputs:
             if type(t) is Tensor and t._requires_grad:
-                edges.append(t._grad_fn or t._accumulator())
-                wanted = True
+                fn = t._grad_fn
+                edges.append(fn if fn is not None else t._accumulator())
+                a = t._data
+                if a.dtype is not data.dtype or (cls.broadcasts and a.shape != data.shape):
+                    differs = True
             else:
+                if constants is None:
+                    constants = [None] * len(edges)
+                constants.append(t._data if type(t) is Tensor else t)
                 edges.append(None)
-        if not wanted:
-            return out
+            if constants is not None and len(constants) < len(edges):
+                constants.append(None)
+        if constants is not None and len(edges) == edges.count(None):
+            return out  # nothing here needs a gradient
         node = _new(cls)
         node._next = tuple(edges)
         node.args = args
         node._output = data
         node._meta = None
-        # inputs without an edge (constants, numbers) are kept for drawings only
-        node._consts = None
-        if None in edges:
-            node._consts = tuple(
-                None if e is not None else (t._data if type(t) is Tensor else t)
-                for e, t in zip(edges, inputs)
-            )
-        # the engine sums a broadcast gradient back to its input's shape, and casts
-        # it to its input's dtype; it needs to know those only where they differ
-        node._inputs = None
-        for t in inputs:
-            if type(t) is Tensor and (t._data.dtype is not data.dtype or t._data.shape != data.shape):
-                if cls.broadcasts or t._data.dtype is not data.dtype:
-                    node._inputs = tuple(
-                        (t._data.shape, t._data.dtype) if type(t) is Tensor else None for t in inputs
-                    )
-                    break
-        node._checks = None
+        node._consts = None if constants is None else tuple(constants)
+        node._inputs = _shapes_and_dtypes(inputs) if differs else None
         if saved:
             _save(node, saved, inputs, out)
         else:
-            node._saved = ()
-            node._sources = ()
+            node._saved = node._sources = ()
+            node._checks = None
         out._grad_fn = node
         out._requires_grad = True
         return out
+
+
+def _shapes_and_dtypes(inputs) -> tuple:
+    return tuple([(t._data.shape, t._data.dtype) if type(t) is Tensor else None for t in inputs])
 
 
 class AccumulateGrad(Node):
@@ -233,13 +235,15 @@ def _save(node: Node, saved, inputs, out) -> None:
     values, sources, checks = [], [], []
     for item in saved:
         if type(item) is Tensor:
-            box = item._version_counter()
-            checks.append((len(values), box, len(box)))
+            box = item._version_box
+            if box is None:
+                box = item._version_box = bytearray()
+            checks += (len(values), box, len(box))
             values.append(item._data)
             sources.append(0 if inputs[0] is item else _index_of(item, inputs))
         elif item is OUTPUT:
             box = out._version_box = bytearray()
-            checks.append((len(values), box, 0))
+            checks += (len(values), box, 0)
             values.append(out._data)
             sources.append(OUTPUT)
         else:

@@ -16,7 +16,9 @@ F32 = np.dtype("float32")
 def operand(x):
     """A tensor stays a tensor and a Python number stays a number (it needs no
     node edge); anything else (lists, arrays) becomes a constant tensor."""
-    if type(x) is Tensor or isinstance(x, (int, float, bool)):
+    if type(x) is Tensor or type(x) is float or type(x) is int:
+        return x
+    if isinstance(x, (int, float, bool)):
         return x
     if isinstance(x, Tensor):
         return x
@@ -41,7 +43,7 @@ def binary(op: str, fn, a, b) -> np.ndarray:
     """Apply a numpy binary function, turning numpy's broadcast error into one
     that names the op and both shapes, and keeping PyTorch's float32 default."""
     try:
-        out = fn(data(a), data(b))
+        out = fn(a._data if type(a) is Tensor else a, b._data if type(b) is Tensor else b)
     except ValueError:
         try:
             np.broadcast_shapes(_shape(a), _shape(b))
@@ -50,7 +52,7 @@ def binary(op: str, fn, a, b) -> np.ndarray:
         raise
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    return torch_float(out, a, b)
+    return torch_float(out, a, b) if out.dtype is F64 else out
 
 
 def torch_float(out: np.ndarray, *operands) -> np.ndarray:
