@@ -53,3 +53,16 @@ long = int64
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"autogradviz\.")
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # drawing and plotting load on first use: `import autogradviz` stays numpy-only
+    import importlib
+
+    if name in ("draw", "GraphView"):
+        return getattr(importlib.import_module(".viz", __name__), name)
+    if name == "viz":
+        return importlib.import_module(".viz", __name__)
+    if name == "plot":
+        return importlib.import_module(".viz.plot", __name__)
+    raise AttributeError(f"module 'autogradviz' has no attribute {name!r}")

@@ -1,0 +1,116 @@
+"""A drawable model to DOT, through the `graphviz` package's Digraph.
+
+Every label is an HTML-like label built from escaped text (see labels.py),
+and every id is one the model gave: no user string reaches the DOT unescaped.
+"""
+
+from __future__ import annotations
+
+import graphviz
+
+from .labels import text
+from .model import Box, Model, matches
+from .render import LAYOUT_FONT
+
+# fill colours by kind: parameters amber, inputs blue, roots green, ops grey
+STYLE = {
+    "param": {"shape": "box", "style": "rounded,filled", "fillcolor": "#fde7a9", "color": "#b7950b"},
+    "input": {"shape": "box", "style": "rounded,filled", "fillcolor": "#dbe8fb", "color": "#2e6fba"},
+    "tensor": {"shape": "box", "style": "rounded,filled", "fillcolor": "#ffffff", "color": "#7f8c8d"},
+    "root": {
+        "shape": "box",
+        "style": "rounded,filled",
+        "fillcolor": "#c9efc4",
+        "color": "#2e8b57",
+        "penwidth": "2",
+    },
+    "op": {"shape": "ellipse", "style": "filled", "fillcolor": "#eeeeee", "color": "#555555"},
+    "grad_fn": {"shape": "box", "style": "rounded,filled", "fillcolor": "#ede3f6", "color": "#7d3c98"},
+    "accumulate": {"shape": "box", "style": "rounded,filled", "fillcolor": "#d9f2ee", "color": "#138d75"},
+    "saved": {"shape": "box", "style": "rounded,filled,dashed", "fillcolor": "#fff3e0", "color": "#e67e22"},
+    "group": {"shape": "box3d", "style": "filled", "fillcolor": "#f4f6f7", "color": "#566573"},
+    "hidden": {"shape": "note", "style": "filled", "fillcolor": "#fbfcfc", "color": "#999999"},
+}
+
+LEGEND = (
+    ("param", "parameter (leaf, requires grad)"),
+    ("input", "input or constant (leaf)"),
+    ("tensor", "intermediate tensor"),
+    ("root", "output (root)"),
+    ("op", "operation"),
+)
+BACKWARD_LEGEND = (
+    ("root", "output: backward starts here"),
+    ("grad_fn", "backward node (grad_fn)"),
+    ("accumulate", "AccumulateGrad: writes .grad"),
+    ("param", "leaf tensor"),
+    ("saved", "saved for backward"),
+)
+
+HIGHLIGHT = {"color": "#e74c3c", "penwidth": "3.5"}
+
+
+def label(box: Box) -> str:
+    """An HTML-like label: a bold title, then shape, data and grad rows."""
+    rows = []
+    if box.title:
+        rows.append(f"<B>{text(box.title)}</B>")
+    if box.shape:
+        rows.append(f'<FONT POINT-SIZE="10" COLOR="#555555">{text(box.shape)}</FONT>')
+    if box.data is not None:
+        rows.append(f'<FONT COLOR="#1f4e79">{text("data " + box.data)}</FONT>')
+    if box.grad is not None:
+        rows.append(f'<FONT COLOR="#b03a2e">{text("grad " + box.grad)}</FONT>')
+    if not rows:
+        rows.append(" ")
+    cells = "".join(f'<TR><TD ALIGN="LEFT" BALIGN="LEFT">{row}</TD></TR>' for row in rows)
+    return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{cells}</TABLE>>'
+
+
+def legend_label(kinds) -> str:
+    """One row of colour swatches, drawn as the picture's caption."""
+    cells = "".join(
+        f'<TD BGCOLOR="{STYLE[kind]["fillcolor"]}" COLOR="{STYLE[kind]["color"]}" BORDER="1" WIDTH="14"> </TD>'
+        f'<TD ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="#444444">{text(words)}</FONT></TD>'
+        for kind, words in kinds
+    )
+    return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="3" CELLPADDING="1"><TR>{cells}</TR></TABLE>>'
+
+
+def add_model(graph: graphviz.Digraph, model: Model, prefix: str, highlight) -> None:
+    """Draw `model` into `graph`; ids get `prefix` so two views can share a picture."""
+    groups: dict[str, list[Box]] = {}
+    for box in model.boxes:
+        if box.group is not None and box.kind != "group":
+            groups.setdefault(box.group, []).append(box)
+            continue
+        _node(graph, box, prefix, highlight)
+    for index, (name, boxes) in enumerate(groups.items()):
+        with graph.subgraph(name=f"cluster_{prefix}{index}") as cluster:
+            cluster.attr(label=f"<{text(name)}>", style="rounded,dashed", color="#999999", fontsize="11")
+            for box in boxes:
+                _node(cluster, box, prefix, highlight)
+    for arrow in model.arrows:
+        attrs = {}
+        if arrow.style == "saved":
+            attrs = {"style": "dashed", "color": "#e67e22", "arrowhead": "none"}
+        elif arrow.style == "leaf":
+            attrs = {"style": "dashed", "color": "#138d75"}
+        graph.edge(prefix + arrow.tail, prefix + arrow.head, **attrs)
+
+
+def _node(graph: graphviz.Digraph, box: Box, prefix: str, highlight) -> None:
+    attrs = dict(STYLE[box.kind])
+    classes = f"agv-node agv-{box.kind}"
+    if highlight and matches(box, highlight):
+        attrs.update(HIGHLIGHT)
+        classes += " agv-highlight"
+    graph.node(prefix + box.id, label=label(box), id=f"agv-{prefix}{box.id}", **{"class": classes}, **attrs)
+
+
+def new_digraph(rankdir: str) -> graphviz.Digraph:
+    graph = graphviz.Digraph("autogradviz")
+    graph.attr(rankdir=rankdir, fontname=LAYOUT_FONT, nodesep="0.25", ranksep="0.35", bgcolor="transparent")
+    graph.attr("node", fontname=LAYOUT_FONT, fontsize="12", margin="0.08,0.04")
+    graph.attr("edge", fontname=LAYOUT_FONT, color="#555555", arrowsize="0.7")
+    return graph

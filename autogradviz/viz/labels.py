@@ -1,0 +1,56 @@
+"""Label text for drawings: previews of values, and escaping.
+
+Every string that reaches a drawing passes through `text()`: a name like
+`<script>` or `a"b{c|d}` is shown as those characters and never becomes
+markup, in the DOT source, the SVG, or the HTML page around it.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+# Graphviz and XML reject most control characters; show them as a visible mark
+_CONTROL = {c: "\N{REPLACEMENT CHARACTER}" for c in range(32) if c not in (9, 10)}
+
+
+def text(value: object) -> str:
+    """Escape any text for a Graphviz HTML-like label: each line escaped, the
+    lines joined with <BR/>. The <BR/> is ours, so no user string makes markup."""
+    lines = str(value).translate(_CONTROL).replace("\t", " ").split("\n")
+    return '<BR ALIGN="LEFT"/>'.join(html.escape(line, quote=True) for line in lines)
+
+
+def preview(array: np.ndarray | None, max_items: int = 6) -> str:
+    """A few values: a scalar, or the first and last items of a bigger array."""
+    if array is None:
+        return "(freed by backward)"
+    array = np.asarray(array)
+    if array.ndim == 0:
+        return _number(array.item())
+    return np.array2string(
+        array,
+        precision=4,
+        floatmode="maxprec_equal",
+        separator=", ",
+        threshold=max_items,
+        edgeitems=2,
+        suppress_small=True,
+        max_line_width=48,
+    )
+
+
+def _number(value) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    return np.format_float_positional(value, precision=4, trim="-") if abs(value) < 1e5 else f"{value:.4g}"
+
+
+def shape_and_dtype(array: np.ndarray | None, shape=None, dtype=None) -> str:
+    if array is not None:
+        shape, dtype = array.shape, array.dtype
+    shape_text = "scalar" if shape == () else "×".join(str(n) for n in shape)
+    return f"{shape_text} {dtype}" if dtype is not None else shape_text
