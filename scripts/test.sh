@@ -14,6 +14,16 @@ fi
 # torch is a test-only oracle: the tests that compare with it skip when it is absent
 .venv/bin/python -m pip install --quiet "torch==2.13.0" || echo "torch could not be installed: comparisons with PyTorch will be skipped"
 
+# a system Graphviz, so that drawings are also tested with the "dot" renderer
+# (autogradviz itself renders with the graphviz-pure wheel and needs none)
+if ! command -v dot >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    (apt-get update -qq && apt-get install -y -qq graphviz >/dev/null) || echo "apt-get could not install graphviz: the dot renderer tests will be skipped"
+  else
+    echo "no system Graphviz: the dot renderer tests will be skipped"
+  fi
+fi
+
 .venv/bin/python -m ruff check autogradviz tests benchmarks
 .venv/bin/python -m ruff format --check autogradviz tests benchmarks
 .venv/bin/python -m pytest -q "$@"
