@@ -61,6 +61,8 @@ def __getattr__(name: str):
 
     if name in ("draw", "GraphView"):
         return getattr(importlib.import_module(".viz", __name__), name)
+    if name == "BackwardStepper":
+        return importlib.import_module(".viz.stepper", __name__).BackwardStepper
     if name == "viz":
         return importlib.import_module(".viz", __name__)
     if name == "plot":

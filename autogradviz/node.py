@@ -43,6 +43,10 @@ class Node:
     rules: tuple[str, ...] = ()
     # the forward op this node reverses, as a learner would write it
     op: str = ""
+    # True when each output element depends only on the same element of each
+    # input: then "upstream × local derivative" is an elementwise product, and
+    # the stepper can show the local derivative's values
+    elementwise: bool = False
     # True for ops whose gradient comes back in the broadcast (output) shape;
     # the engine then sums it down to each input's shape
     broadcasts: bool = False

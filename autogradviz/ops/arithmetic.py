@@ -16,6 +16,7 @@ from ._operands import binary, data, operand
 # c = a + b ---------------------------------------------------------------------
 class AddBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, broadcasts = "+", True
     rules = ("∂(a+b)/∂a = 1", "∂(a+b)/∂b = 1")
 
@@ -31,6 +32,7 @@ def add(a, b):
 # c = a - b ---------------------------------------------------------------------
 class SubBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, broadcasts = "-", True
     rules = ("∂(a-b)/∂a = 1", "∂(a-b)/∂b = -1")
 
@@ -46,6 +48,7 @@ def sub(a, b):
 # c = a * b ---------------------------------------------------------------------
 class MulBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, broadcasts = "*", True
     rules = ("∂(a·b)/∂a = b", "∂(a·b)/∂b = a")
 
@@ -61,6 +64,7 @@ def mul(a, b):
 # c = a / b ---------------------------------------------------------------------
 class DivBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, broadcasts = "/", True
     rules = ("∂(a/b)/∂a = 1/b", "∂(a/b)/∂b = -a/b²")
 
@@ -76,6 +80,7 @@ def div(a, b):
 # c = -a ------------------------------------------------------------------------
 class NegBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op = "neg"
     rules = ("∂(-a)/∂a = -1",)
 
@@ -91,6 +96,7 @@ def neg(a):
 # c = a ** p, p a number ------------------------------------------------------------
 class PowBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op = "**"
     rules = ("∂(aᵖ)/∂a = p·aᵖ⁻¹",)
 
@@ -104,6 +110,7 @@ class PowBackward0(Node):
 # c = a ** b, b a tensor --------------------------------------------------------------
 class PowBackward1(Node):
     __slots__ = ()
+    elementwise = True
     op, broadcasts = "**", True
     rules = ("∂(aᵇ)/∂a = b·aᵇ⁻¹", "∂(aᵇ)/∂b = aᵇ·ln a")
 
@@ -128,6 +135,7 @@ def pow(a, b):  # noqa: A001 - PyTorch's name
 # c = k ** b, k a number -----------------------------------------------------------------
 class PowBackward2(Node):
     __slots__ = ()
+    elementwise = True
     op = "**"
     rules = ("∂(kᵇ)/∂b = kᵇ·ln k",)
 
@@ -138,6 +146,7 @@ class PowBackward2(Node):
 # c = k - b, k a number (PyTorch's "reversed subtraction") ----------------------------------------
 class RsubBackward1(Node):
     __slots__ = ()
+    elementwise = True
     op = "-"
     rules = ("∂(k-b)/∂b = -1",)
 

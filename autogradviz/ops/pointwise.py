@@ -12,6 +12,7 @@ from ._operands import binary, data, float_data, operand, torch_float
 # sign(a): -1, 0 or 1 ---------------------------------------------------------------
 class SignBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, rules = "sign", ("∂sign(a)/∂a = 0",)
 
     def vjp(self, m, g):
@@ -29,6 +30,7 @@ def sign(a):
 # |a| ----------------------------------------------------------------------------
 class AbsBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, rules = "abs", ("∂|a|/∂a = sign(a)",)
 
     def vjp(self, m, g, a):
@@ -43,6 +45,7 @@ def abs(a):  # noqa: A001
 # e^a ----------------------------------------------------------------------------
 class ExpBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, rules = "exp", ("∂eᵃ/∂a = eᵃ",)
 
     def vjp(self, m, g, out):
@@ -57,6 +60,7 @@ def exp(a):
 # ln a ---------------------------------------------------------------------------
 class LogBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, rules = "log", ("∂ln(a)/∂a = 1/a",)
 
     def vjp(self, m, g, a):
@@ -71,6 +75,7 @@ def log(a):
 # √a -----------------------------------------------------------------------------
 class SqrtBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, rules = "sqrt", ("∂√a/∂a = 1/(2√a)",)
 
     def vjp(self, m, g, out):
@@ -85,6 +90,7 @@ def sqrt(a):
 # sin a, cos a ------------------------------------------------------------------------
 class SinBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, rules = "sin", ("∂sin(a)/∂a = cos(a)",)
 
     def vjp(self, m, g, a):
@@ -98,6 +104,7 @@ def sin(a):
 
 class CosBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, rules = "cos", ("∂cos(a)/∂a = -sin(a)",)
 
     def vjp(self, m, g, a):
@@ -112,6 +119,7 @@ def cos(a):
 # tanh a ---------------------------------------------------------------------------
 class TanhBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, rules = "tanh", ("∂tanh(a)/∂a = 1 - tanh²(a)",)
 
     def vjp(self, m, g, out):
@@ -126,6 +134,7 @@ def tanh(a):
 # σ(a) = 1 / (1 + e^-a) ------------------------------------------------------------------
 class SigmoidBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, rules = "sigmoid", ("∂σ(a)/∂a = σ(a)·(1 - σ(a))",)
 
     def vjp(self, m, g, out):
@@ -144,6 +153,7 @@ def sigmoid(a):
 # relu(a) = max(a, 0) -------------------------------------------------------------------
 class ReluBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, rules = "relu", ("∂relu(a)/∂a = 1 if a > 0 else 0",)
 
     def vjp(self, m, g, out):
@@ -159,6 +169,7 @@ def relu(a):
 # clamp(a, min, max) ----------------------------------------------------------------------
 class ClampBackward1(Node):
     __slots__ = ()
+    elementwise = True
     op, rules = "clamp", ("∂clamp(a)/∂a = 1 if min ≤ a ≤ max else 0",)
 
     def vjp(self, m, g, a):
@@ -184,6 +195,7 @@ clip = clamp
 # maximum(a, b), minimum(a, b) -----------------------------------------------------------------
 class MaximumBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, broadcasts = "maximum", True
     rules = ("1 where a > b, ½ where a = b", "1 where b > a, ½ where a = b")
 
@@ -200,6 +212,7 @@ def maximum(a, b):
 
 class MinimumBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, broadcasts = "minimum", True
     rules = ("1 where a < b, ½ where a = b", "1 where b < a, ½ where a = b")
 
@@ -216,6 +229,7 @@ def minimum(a, b):
 # where(cond, a, b) ---------------------------------------------------------------------------
 class WhereBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, broadcasts = "where", True
     rules = ("g where cond, else 0", "g where not cond, else 0")
 
@@ -239,6 +253,7 @@ def where(condition, a, b):
 # copies: clone() and to(dtype) ------------------------------------------------------------
 class CloneBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, rules = "clone", ("∂clone(a)/∂a = 1",)
 
     def vjp(self, m, g):
@@ -252,6 +267,7 @@ def clone(a):
 
 class ToCopyBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, rules = "to(dtype)", ("the same gradient, back in the input's dtype",)
 
     def vjp(self, m, g):

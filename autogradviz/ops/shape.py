@@ -362,6 +362,7 @@ def stack(tensors, dim: int = 0):
 
 class AddNBackward0(Node):
     __slots__ = ()
+    elementwise = True
     op, broadcasts = "add_n", True
     rules = ("∂(a₁+…+aₙ)/∂aᵢ = 1",)
 

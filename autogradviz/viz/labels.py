@@ -8,18 +8,24 @@ markup, in the DOT source, the SVG, or the HTML page around it.
 from __future__ import annotations
 
 import html
+import re
 
 import numpy as np
 
-# Graphviz and XML reject most control characters; show them as a visible mark
-_CONTROL = {c: "\N{REPLACEMENT CHARACTER}" for c in range(32) if c not in (9, 10)}
+# Characters XML cannot hold (most control characters, lone surrogates, U+FFFE,
+# U+FFFF) make Graphviz reject the label or the SVG fail to parse (a lone
+# surrogate cannot even be encoded): show them as a visible mark instead
+_NOT_XML = re.compile("[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def text(value: object) -> str:
     """Escape any text for a Graphviz HTML-like label: each line escaped, the
     lines joined with <BR/>. The <BR/> is ours, so no user string makes markup."""
-    lines = str(value).translate(_CONTROL).replace("\t", " ").split("\n")
-    return '<BR ALIGN="LEFT"/>'.join(html.escape(line, quote=True) for line in lines)
+    value = _NOT_XML.sub("\N{REPLACEMENT CHARACTER}", str(value).replace("\t", " "))
+    # Graphviz expands \N, \G, \L... even in HTML labels (after decoding
+    # entities, so &#92; does not help); a doubled backslash shows as one
+    value = value.replace("\\", "\\\\")
+    return '<BR ALIGN="LEFT"/>'.join(html.escape(line, quote=True) for line in value.split("\n"))
 
 
 def preview(array: np.ndarray | None, max_items: int = 6) -> str:

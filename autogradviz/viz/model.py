@@ -95,12 +95,18 @@ def _root_nodes(roots: list[Tensor]) -> list[Node]:
     return [t._grad_fn if t._grad_fn is not None else t._accumulator() for t in roots if t._requires_grad]
 
 
-def _scalars(node: Node) -> str:
-    """Numbers the op used, shown in its label: `* 0.9`, `** 2`."""
-    values = [v for v in (node._consts or ()) if v is not None and not isinstance(v, np.ndarray)]
+def _op_title(node: Node) -> str:
+    """The op with the numbers it used: `* 0.9`, `** 2`, `where 0.5`. A number
+    on the left of an operator symbol is drawn on the left (`2 /` for 2 / x), so
+    that it does not read as x / 2."""
+    before, after = [], []
+    for i, value in enumerate(node._consts or ()):
+        if value is not None and not isinstance(value, np.ndarray):
+            infix_left = i == 0 and not node.op[:1].isalpha()
+            (before if infix_left else after).append(_short(value))
     if type(node).__name__ == "PowBackward0":
-        values.append(node.args)
-    return " ".join(_short(v) for v in values)
+        after.append(_short(node.args))
+    return " ".join([*before, node.op, *after])
 
 
 def _short(value) -> str:
@@ -160,11 +166,12 @@ def forward_model(roots: list[Tensor], names: Mapping | None, group: Callable | 
             else:
                 inputs.append(entity_ids[("out", child)])
         op_id = new_id("op")
-        title = f"{node.op} {_scalars(node)}".strip()
-        model.boxes.append(Box(op_id, "op", title, ref=node, group=group_name))
+        model.boxes.append(Box(op_id, "op", _op_title(node), ref=node, group=group_name))
         model.arrows.extend(Arrow(tail, op_id) for tail in inputs)
         out = namer.tensor_of(node)
-        out_id = tensor_box(("out", node), "tensor", node._output, out, node, group_name)
+        # backward frees the node's copy, not the data of a tensor the learner still holds
+        data = out._data if out is not None else node._output
+        out_id = tensor_box(("out", node), "tensor", data, out, node, group_name)
         model.arrows.append(Arrow(op_id, out_id))
 
     for root in roots:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import graphviz
 
+from ..node import Node
 from ..tensor import Tensor
 from . import dot, model, render
 
@@ -17,8 +18,12 @@ class GraphView:
     """A drawing of a computation graph. In Jupyter it shows itself as SVG;
     `.source` is its DOT text, `.svg()` the picture, `.save(path)` a file."""
 
-    def __init__(self, digraph: graphviz.Digraph, kind: str, nodes: int, edges: int, hidden: int = 0):
+    def __init__(
+        self, digraph: graphviz.Digraph, kind: str, nodes: int, edges: int, hidden: int = 0, boxes=()
+    ):
         self.digraph = digraph
+        # (SVG element id, Box) for every drawn node: the stepper restyles them by id
+        self.boxes = list(boxes)
         self.kind = kind
         self.nodes = nodes
         self.edges = edges
@@ -99,6 +104,8 @@ def draw(
     if rankdir not in ("LR", "RL", "TB", "BT"):
         raise ValueError(f"draw: rankdir must be LR, RL, TB or BT, not {rankdir!r}")
     tensors = _roots(roots)
+    if isinstance(highlight, (Tensor, Node)):  # one item: a tensor iterates over its rows
+        highlight = [highlight]
     highlight = list(highlight) if highlight is not None else []
 
     views = []
@@ -108,14 +115,16 @@ def draw(
         views.append(model.backward_model(tensors, names, show_saved))
     graph = dot.new_digraph(rankdir)
     nodes = edges = hidden = 0
+    boxes = []
     for view in views:
         if collapse and view.kind == "forward":
             view = model.collapse(view)
         view = model.elide(view, max_nodes)
         _trim(view, show_data, show_grad, show_shape)
         nodes, edges, hidden = nodes + len(view.boxes), edges + len(view.arrows), hidden + view.hidden
+        prefix = view.kind[0] + "_" if kind == "both" else ""
+        boxes.extend((f"agv-{prefix}{box.id}", box) for box in view.boxes)
         if kind == "both":
-            prefix = view.kind[0] + "_"
             with graph.subgraph(name=f"cluster_{view.kind}") as cluster:
                 title = "forward: values flow →" if view.kind == "forward" else "backward: gradients flow →"
                 cluster.attr(label=title, style="rounded", color="#cccccc", fontsize="13")
@@ -129,7 +138,7 @@ def draw(
         if kind == "both":
             kinds = dot.LEGEND + dot.BACKWARD_LEGEND[1:3]
         graph.attr(label=dot.legend_label(kinds), labelloc="b", labeljust="l")
-    return GraphView(graph, kind, nodes, edges, hidden)
+    return GraphView(graph, kind, nodes, edges, hidden, boxes)
 
 
 def _side_by_side(graph: graphviz.Digraph, views: list[model.Model]) -> None:
