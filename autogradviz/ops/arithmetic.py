@@ -128,7 +128,7 @@ def pow(a, b):  # noqa: A001 - PyTorch's name
     if not hasattr(a, "_data"):
         # 2 ** x: ln 2 is computed once, at the output's precision
         ln_base = np.log(np.asarray(a if a != 0 else 1, dtype=out.dtype))
-        return PowBackward2.record(out, (b,), saved=(OUTPUT,), args=ln_base)
+        return PowBackward2.record(out, (b,), saved=(OUTPUT,), args=(a, ln_base))
     return PowBackward1.record(out, (a, b), saved=(a, b, OUTPUT), save_output=True)
 
 
@@ -140,7 +140,8 @@ class PowBackward2(Node):
     rules = ("∂(kᵇ)/∂b = kᵇ·ln k",)
 
     def vjp(self, m, g, out):
-        return (g * out * self.args,)
+        _, ln_base = self.args
+        return (g * out * ln_base,)
 
 
 # c = k - b, k a number (PyTorch's "reversed subtraction") ----------------------------------------
@@ -159,7 +160,7 @@ def rsub(b, k):
     b, k = operand(b), operand(k)
     if hasattr(k, "_data"):
         return sub(k, b)
-    return RsubBackward1.record(binary("rsub", np.subtract, k, b), (b,))
+    return RsubBackward1.record(binary("rsub", np.subtract, k, b), (b,), args=(k,))
 
 
 # c = a @ b --------------------------------------------------------------------------

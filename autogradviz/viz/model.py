@@ -104,8 +104,11 @@ def _op_title(node: Node) -> str:
         if value is not None and not isinstance(value, np.ndarray):
             infix_left = i == 0 and not node.op[:1].isalpha()
             (before if infix_left else after).append(_short(value))
-    if type(node).__name__ == "PowBackward0":
+    kind = type(node).__name__
+    if kind == "PowBackward0":  # x ** 2: the exponent is a parameter, not an input
         after.append(_short(node.args))
+    elif kind in ("RsubBackward1", "PowBackward2"):  # 2 - x, 2 ** x: the number comes first
+        before.append(_short(node.args[0]))
     return " ".join([*before, node.op, *after])
 
 
