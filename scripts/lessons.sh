@@ -4,13 +4,7 @@
 # Extra arguments go to `jupyter lab` (for example --no-browser --port 8899).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PYTHON="${PYTHON:-python3}"
-
-if [ ! -x .venv/bin/python ]; then
-  "$PYTHON" -m venv .venv
-fi
-.venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e ".[lessons]"
+source scripts/venv.sh lessons
 extra=()
 if [ "$(id -u)" = "0" ]; then extra+=(--allow-root); fi
 exec .venv/bin/jupyter lab "${extra[@]}" notebooks/00_quick_tour.ipynb "$@"
