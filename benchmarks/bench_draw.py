@@ -86,7 +86,7 @@ def measure(n_boxes: int, branches: int) -> dict:
     """Best-of-REPEATS times in seconds; "render" is an error message if the renderer failed."""
     root = build_graph(n_boxes, branches)
     view = agv.draw(root, max_nodes=n_boxes)  # max_nodes: draw every box, elide none
-    assert view.hidden == 0 and view.nodes == n_boxes, view.summary()
+    assert view.hidden == 0 and view.nodes >= n_boxes, view.summary()  # shared leaves add small copies
     dot_s = best_time(lambda: agv.draw(root, max_nodes=n_boxes).source)
     # .svg() caches its result, so each repeat renders a fresh view
     views = [agv.draw(root, max_nodes=n_boxes) for _ in range(REPEATS)]

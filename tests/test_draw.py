@@ -725,3 +725,15 @@ def test_chinese_labels_get_wide_enough_boxes(renderer_name):
         outline = box.find(SVG + "polygon")
     assert _width(outline) >= len(name) * 12 * 0.95
     assert texts(box)[0] == name
+
+
+def test_a_leaf_used_many_times_gets_small_copies_instead_of_long_arrows():
+    w = agv.tensor([0.5, 2.0])
+    y = agv.tensor([1.0, 1.0], requires_grad=True)
+    for _ in range(10):
+        y = (y * w).sin()
+    source = agv.draw(y, names={"w": w}, max_nodes=1000).source
+    assert source.count("used 10 times") == 1  # the original box says how often it is used
+    assert source.count("(the same tensor)") == 9  # one small copy per further use
+    tails = [line.split("->")[0].strip() for line in source.splitlines() if "->" in line]
+    assert max(tails.count(t) for t in set(tails)) <= 6  # no box sends more than max_uses arrows

@@ -287,6 +287,36 @@ def backward_model(roots: list[Tensor], names: Mapping | None, show_saved: bool 
     return model
 
 
+def split_shared_leaves(model: Model, max_uses: int = 6) -> Model:
+    """A leaf used by many ops (a weight reused at every step of a long chain)
+    would pull one arrow across the whole picture per use; Graphviz then needs
+    a hidden waypoint on every rank for each of them, and the layout slows to
+    seconds. Past `max_uses`, each further use gets a small copy of the leaf's
+    box, titled like it, right next to the op that uses it."""
+    uses: dict[str, int] = {}
+    for arrow in model.arrows:
+        uses[arrow.tail] = uses.get(arrow.tail, 0) + 1
+    shared = {b.id: b for b in model.boxes if b.kind in ("param", "input") and uses.get(b.id, 0) > max_uses}
+    if not shared:
+        return model
+    boxes, seen = list(model.boxes), dict.fromkeys(shared, 0)
+    arrows = []
+    for arrow in model.arrows:
+        leaf = shared.get(arrow.tail)
+        if leaf is not None:
+            seen[leaf.id] += 1
+            if seen[leaf.id] > 1:
+                copy = Box(
+                    f"{leaf.id}_{seen[leaf.id]}", leaf.kind, leaf.title, "(the same tensor)", ref=leaf.ref
+                )
+                boxes.append(copy)
+                arrow = Arrow(copy.id, arrow.head, arrow.style)
+        arrows.append(arrow)
+    for leaf in shared.values():
+        leaf.shape = f"{leaf.shape}, used {uses[leaf.id]} times"
+    return Model(model.kind, boxes, arrows, model.hidden)
+
+
 def elide(model: Model, max_nodes: int) -> Model:
     """Keep the first and last max_nodes // 2 boxes (in walk order) and replace
     the middle by one placeholder box that says how many were hidden."""

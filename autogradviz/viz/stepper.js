@@ -33,11 +33,11 @@ function render({ model, el }) {
 
   const bar = document.createElement("div");
   bar.className = "agv-controls";
-  const reset = button("⏮ Reset", "back to the start", "agv-reset");
+  const reset = button("⇤ Reset", "back to the start", "agv-reset");
   const back = button("◀ Back", "one step back", "agv-back");
   const next = button("Next ▶", "run the next node", "agv-next");
   const play = button("▶ Play", "play / pause", "agv-play");
-  const end = button("Run to end ⏭", "run every remaining node", "agv-end");
+  const end = button("Run to end ⇥", "run every remaining node", "agv-end");
   const slider = document.createElement("input");
   slider.type = "range";
   slider.min = "0";
@@ -54,7 +54,12 @@ function render({ model, el }) {
     if (s === "1") o.selected = true;
     speed.append(o);
   }
-  bar.append(reset, back, next, play, end, slider, speed);
+  // what the marks on the graph mean
+  const legend = document.createElement("span");
+  legend.className = "agv-legend";
+  legend.innerHTML = [...STATES, "untouched"]
+    .map((s) => `<span class="agv-key agv-key-${s}"></span>${s}`).join(" ");
+  bar.append(reset, back, next, play, end, slider, speed, legend);
 
   const body = document.createElement("div");
   body.className = "agv-body";
@@ -78,13 +83,42 @@ function render({ model, el }) {
   const nodes = new Map();
   for (const g of picture.querySelectorAll("g[id^='agv-']")) nodes.set(g.id, g);
 
+  // A wide graph is shrunk to fit, but to no less than 70% of its size: smaller,
+  // its labels are unreadable, so the picture scrolls instead (see follow()).
+  const svg = picture.querySelector("svg");
+  const width = svg ? svg.getAttribute("width") || "" : "";
+  const natural = parseFloat(width) * (width.endsWith("pt") ? 4 / 3 : 1);
+  function fit() {
+    if (natural && picture.clientWidth) {
+      svg.style.width = Math.max(Math.min(natural, picture.clientWidth), 0.7 * natural) + "px";
+    }
+  }
+  const resizing = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(fit);
+  if (resizing) resizing.observe(picture);
+
+  // keep the current node in sight inside a scrolled picture, without scrolling the page
+  function follow(g) {
+    if (picture.scrollWidth <= picture.clientWidth && picture.scrollHeight <= picture.clientHeight) return;
+    const box = g.getBoundingClientRect();
+    const view = picture.getBoundingClientRect();
+    if (box.left < view.left || box.right > view.right) {
+      picture.scrollLeft += box.left - view.left - (view.width - box.width) / 2;
+    }
+    if (box.top < view.top || box.bottom > view.bottom) {
+      picture.scrollTop += box.top - view.top - (view.height - box.height) / 2;
+    }
+  }
+
   function show() {
     const position = model.get("position");
     const frame = frames[position];
+    let current = null;
     for (const [id, g] of nodes) {
       const state = frame.classes[id];
       for (const s of STATES) g.classList.toggle("agv-s-" + s, s === state);
+      if (state === "current" && current === null) current = g;
     }
+    if (current !== null) follow(current);
     title.textContent = frame.title;
     panel.innerHTML = frame.panel;
     table.innerHTML = frame.table;
@@ -136,7 +170,7 @@ function render({ model, el }) {
   play.addEventListener("click", () => {
     if (timer !== null) return stop();
     if (model.get("position") === last) go(0);
-    play.textContent = "⏸ Pause";
+    play.textContent = "❚❚ Pause";
     timer = setInterval(() => {
       if (model.get("position") >= last) return stop();
       go(model.get("position") + 1);
@@ -156,7 +190,11 @@ function render({ model, el }) {
 
   model.on("change:position", show);
   show();
-  return () => { stop(); model.off("change:position", show); };
+  return () => {
+    stop();
+    model.off("change:position", show);
+    if (resizing) resizing.disconnect();
+  };
 }
 
 export default { render };

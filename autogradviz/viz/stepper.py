@@ -52,6 +52,13 @@ class BackwardStepper(anywidget.AnyWidget):
     position = traitlets.Int(0).tag(sync=True)
     quiz = traitlets.Bool(False).tag(sync=True)
 
+    @traitlets.validate("position")
+    def _valid_position(self, proposal):
+        # the browser indexes frames[position]: a bad value set from Python would break the view
+        if not 0 <= proposal["value"] < len(self.frames or [None]):
+            raise traitlets.TraitError(f"position {proposal['value']} is outside 0..{self.last}")
+        return proposal["value"]
+
     def __init__(
         self,
         root: Tensor,
@@ -148,11 +155,10 @@ class BackwardStepper(anywidget.AnyWidget):
             list(answers) if isinstance(answers, (list, tuple)) and len(quiz["targets"]) > 1 else [answers]
         )
         right = len(answers) == len(quiz["targets"]) and all(
-            np.allclose(np.asarray(a, dtype=float).reshape(-1), np.asarray(e), rtol=1e-3, atol=1e-4)
+            np.size(a) == len(e)
+            and np.allclose(np.asarray(a, dtype=float).reshape(-1), e, rtol=1e-3, atol=1e-4)
             for a, e in zip(answers, quiz["expected"])
-            if np.asarray(a).size == len(e)
         )
-        right = right and all(np.asarray(a).size == len(e) for a, e in zip(answers, quiz["expected"]))
         return right, quiz["hint"]
 
     def to_html(self, path: str | Path, title: str = "autogradviz: backward, step by step") -> Path:
@@ -163,8 +169,9 @@ class BackwardStepper(anywidget.AnyWidget):
         page = _PAGE.format(
             title=html.escape(title),
             css=css,
-            # "</" would end the <script> element early: JSON allows "<\/" instead
-            state=json.dumps(state).replace("</", "<\\/"),
+            # no "<" at all inside the <script>: "</script" would end it early, and "<!--"
+            # followed by "<script" (a name can hold anything) would make the parser miss its end
+            state=json.dumps(state).replace("<", "\\u003c"),
             module=script.replace("</script", "<\\/script"),
         )
         path = Path(path)
@@ -180,8 +187,10 @@ class BackwardStepper(anywidget.AnyWidget):
             if step.leaf is not None and id(step.leaf) not in seen:
                 seen.add(id(step.leaf))
                 out.append((step.leaf, step.node))
+        # names=locals() brings every tensor of the notebook: keep only this graph's
+        stepped = {step.node for step in self.steps}
         for tensor in self._namer.tensors:
-            if tensor._grad_fn is not None and id(tensor) not in seen:
+            if tensor._grad_fn in stepped and id(tensor) not in seen:
                 seen.add(id(tensor))
                 out.append((tensor, tensor._grad_fn))
         return out
@@ -221,7 +230,7 @@ class BackwardStepper(anywidget.AnyWidget):
                     "classes": classes,
                     "title": self._title(position, step),
                     "panel": self._panel(position, step),
-                    "table": self._table(position),
+                    "table": self._table(now),
                     "quiz": _quiz(next_step, self._label) if next_step is not None else None,
                 }
             )
@@ -235,7 +244,10 @@ class BackwardStepper(anywidget.AnyWidget):
     def _panel(self, position: int, step: trace.Step | None) -> str:
         e = html.escape
         if step is None:
-            order = " → ".join(e(s.name) for s in self.steps)
+            names = [s.name for s in self.steps]
+            if len(names) > 12:  # a long walk would fill the panel: its ends say enough
+                names = [*names[:6], f"… {len(names) - 10} more …", *names[-4:]]
+            order = " → ".join(e(name) for name in names)
             return (
                 f"<p>Backward starts at <b>{e(self._label(self._root))}</b> with the gradient "
                 f"<code>{e(preview(self._seed))}</code> (d output / d output).</p>"
@@ -284,9 +296,8 @@ class BackwardStepper(anywidget.AnyWidget):
                 )
         return "".join(parts)
 
-    def _table(self, position: int) -> str:
+    def _table(self, now: trace.State) -> str:
         e = html.escape
-        now = trace.state_at(self.steps, position, self._root_node, self._seed)
         rows = []
         for tensor, node in self._tensors():
             if type(node) is AccumulateGrad:

@@ -120,6 +120,8 @@ def draw(
         if collapse and view.kind == "forward":
             view = model.collapse(view)
         view = model.elide(view, max_nodes)
+        if view.kind == "forward":
+            view = model.split_shared_leaves(view)
         _trim(view, show_data, show_grad, show_shape)
         nodes, edges, hidden = nodes + len(view.boxes), edges + len(view.arrows), hidden + view.hidden
         prefix = view.kind[0] + "_" if kind == "both" else ""

@@ -1,0 +1,450 @@
+"""BackwardStepper in a real browser (issue 4): Debian's chromium driven by Playwright.
+
+- the standalone page of `to_html()`, opened from a file:// URL with all networking off;
+- the widget in JupyterLab 4, started here on 127.0.0.1 with its own settings.
+
+Skipped when /usr/bin/chromium or the playwright package is missing (`scripts/test.sh`
+installs both). Screenshots go to tests/artifacts/ (not in git).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import autogradviz as agv
+from autogradviz.viz.labels import preview
+
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.exists():
+    pytest.skip("no /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+expect = sync_api.expect
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = Path(__file__).parent / "artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+SEED_SOURCE = """\
+a = agv.tensor(2.0, requires_grad=True)
+b = agv.tensor(5.0, requires_grad=True)
+d = agv.tensor(4.0, requires_grad=True)
+c = a * b
+e = c * d
+"""
+
+# a two-layer MLP loss on fixed numbers: the notebook and this process run the same text
+MLP_SOURCE = """\
+rng = np.random.default_rng(0)
+x = agv.tensor(rng.normal(size=(4, 3)).astype(np.float32))
+W1 = agv.tensor(rng.normal(size=(3, 5)).astype(np.float32), requires_grad=True)
+b1 = agv.tensor(rng.normal(size=5).astype(np.float32), requires_grad=True)
+W2 = agv.tensor(rng.normal(size=(5, 2)).astype(np.float32), requires_grad=True)
+b2 = agv.tensor(rng.normal(size=2).astype(np.float32), requires_grad=True)
+h = (x @ W1 + b1).relu()
+logp = (h @ W2 + b2).log_softmax(dim=1)
+loss = -logp[agv.arange(4), agv.tensor([0, 1, 1, 0])].mean()
+"""
+
+
+def run(source: str) -> dict:
+    namespace = {"agv": agv, "np": np}
+    exec(source, namespace)
+    return namespace
+
+
+@pytest.fixture(scope="module")
+def browser():
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+# -- what the page shows -----------------------------------------------------------------
+
+# the bold title of every SVG node group carrying a state class, per state
+MARKED = """(root) => {
+  const out = {done: [], current: [], waiting: []};
+  for (const g of root.querySelectorAll("g[id^='agv-']")) {
+    const title = g.querySelector("text[font-weight='bold']");
+    for (const s of Object.keys(out))
+      if (g.classList.contains("agv-s-" + s)) out[s].push(title ? title.textContent : g.id);
+  }
+  for (const s of Object.keys(out)) out[s].sort();
+  return out;
+}"""
+
+TABLE = """(root) => [...root.querySelectorAll(".agv-table tr")].slice(1)
+  .map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent))"""
+
+
+def marked(widget) -> dict:
+    return widget.evaluate(MARKED)
+
+
+def table(widget) -> dict[str, tuple[str, str]]:
+    return {name: (grad, status) for name, grad, status in widget.evaluate(TABLE)}
+
+
+def position(widget) -> int:
+    return int(widget.get_attribute("data-position"))
+
+
+def click(widget, button: str, times: int = 1) -> None:
+    for _ in range(times):
+        before = position(widget)
+        widget.locator(button).click()
+        expect(widget).not_to_have_attribute("data-position", str(before), timeout=15_000)
+
+
+# -- the standalone page -----------------------------------------------------------------
+
+
+@pytest.fixture
+def offline_page(browser, tmp_path):
+    """A page that can load file:// URLs and nothing else."""
+    context = browser.new_context(offline=True, viewport={"width": 1200, "height": 800})
+    requests, errors = [], []
+    context.route(
+        "**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else route.abort()
+    )
+    page = context.new_page()
+    page.on("request", lambda request: requests.append(request.url))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert errors == [], errors
+    assert all(url.startswith(("file:", "data:", "about:")) for url in requests), requests
+
+
+def open_export(page, tmp_path, quiz=False):
+    g = run(SEED_SOURCE)
+    stepper = agv.BackwardStepper(g["e"], names=g, quiz=quiz)
+    path = stepper.to_html(tmp_path / "stepper.html")
+    page.goto(path.as_uri())
+    widget = page.locator(".agv-stepper")
+    expect(widget).to_have_attribute("data-position", "0", timeout=15_000)
+    return widget
+
+
+def test_html_export_steps_with_no_network(offline_page, tmp_path):
+    page = offline_page
+    widget = open_export(page, tmp_path)
+    assert "Start: 5 steps to go" in widget.locator(".agv-title").text_content()
+    assert marked(widget)["waiting"] == ["*", "e"]
+    expect(widget.locator(".agv-back")).to_be_disabled()
+
+    click(widget, ".agv-next")
+    assert marked(widget)["current"] == ["*", "e"]
+    click(widget, ".agv-next", 2)
+    assert position(widget) == 3
+    assert widget.locator(".agv-title").text_content() == "Step 3 of 5: MulBackward0"
+    panel = widget.locator(".agv-panel").text_content()
+    assert "gradient arriving (upstream): 4" in panel
+    assert "to a (input 1): upstream × local = 4 × 5 = 20" in panel
+    assert "to b (input 2): upstream × local = 4 × 2 = 8" in panel
+    assert marked(widget) == {"current": ["*", "c"], "done": ["*", "d", "e"], "waiting": ["a", "b"]}
+    assert table(widget) == {
+        "d": ("10", "written"),
+        "b": ("8", "arriving"),
+        "a": ("20", "arriving"),
+        "e": ("1", "complete"),
+        "c": ("4", "complete"),
+    }
+    widget.screenshot(path=ARTIFACTS / "stepper_html_step3.png")
+
+    click(widget, ".agv-back")
+    assert position(widget) == 2
+    assert "d.grad was None, and becomes 10" in widget.locator(".agv-panel").text_content()
+    assert marked(widget)["current"] == ["d"]
+    assert table(widget)["a"] == ("—", "")
+
+    click(widget, ".agv-end")
+    assert position(widget) == 5
+    assert {name: grad for name, (grad, _) in table(widget).items()} == {
+        "a": "20",
+        "b": "8",
+        "c": "4",
+        "d": "10",
+        "e": "1",
+    }
+    expect(widget.locator(".agv-next")).to_be_disabled()
+    expect(widget.locator(".agv-end")).to_be_disabled()
+    widget.screenshot(path=ARTIFACTS / "stepper_html_end.png")
+
+    widget.locator(".agv-slider").fill("1")
+    expect(widget).to_have_attribute("data-position", "1")
+    click(widget, ".agv-reset")
+    assert position(widget) == 0 and marked(widget)["done"] == []
+
+
+def test_html_export_play_and_pause(offline_page, tmp_path):
+    widget = open_export(offline_page, tmp_path)
+    widget.locator(".agv-speed").select_option("2")
+    play = widget.locator(".agv-play")
+    play.click()
+    expect(play).to_have_text("❚❚ Pause")
+    offline_page.wait_for_function("document.querySelector('.agv-stepper').dataset.position >= 1")
+    play.click()  # pause, half a second before the next step would come
+    paused = position(widget)
+    assert 1 <= paused < 5
+    offline_page.wait_for_timeout(1200)
+    assert position(widget) == paused
+    widget.locator(".agv-speed").select_option("4")
+    play.click()
+    expect(widget).to_have_attribute("data-position", "5", timeout=10_000)
+    expect(play).to_have_text("▶ Play")  # stops by itself at the end
+
+
+def test_html_export_quiz(offline_page, tmp_path):
+    widget = open_export(offline_page, tmp_path, quiz=True)
+    answers = widget.locator(".agv-answer")
+    expect(answers).to_have_count(2)  # MulBackward0 of e = c*d sends to c and to d
+    assert "to c (input 1)" in widget.locator(".agv-quiz").text_content()
+    answers.nth(0).fill("5")
+    answers.nth(1).fill("10")
+    widget.locator(".agv-check").click()
+    verdict = widget.locator(".agv-verdict")
+    expect(verdict).to_have_class(re.compile(r"\bagv-wrong\b"))
+    text = verdict.text_content()
+    assert "Hint" in text and "∂(a·b)/∂a = b" in text and "The upstream gradient is 1." in text
+    answers.nth(0).fill("4")
+    widget.locator(".agv-check").click()
+    expect(verdict).to_have_class(re.compile(r"\bagv-right\b"))
+    widget.screenshot(path=ARTIFACTS / "stepper_html_quiz.png")
+
+    click(widget, ".agv-next")  # the next node, AccumulateGrad of d, sends nothing: no question
+    expect(widget.locator(".agv-answer")).to_have_count(0)
+    click(widget, ".agv-next")
+    answers = widget.locator(".agv-answer")
+    expect(answers).to_have_count(2)
+    answers.nth(0).fill("20")
+    answers.nth(1).fill("8.0")
+    widget.locator(".agv-check").click()
+    expect(widget.locator(".agv-verdict")).to_have_class(re.compile(r"\bagv-right\b"))
+
+
+def test_html_export_with_hostile_names(offline_page, tmp_path):
+    """Names are text, never markup: not in the picture, the panel, the table or the quiz."""
+    names = ("<!--<script>", "</script><img src=x onerror=alert(1)>", 'a"b{c|d}')
+    a = agv.tensor(2.0, requires_grad=True)
+    b = agv.tensor(5.0, requires_grad=True)
+    stepper = agv.BackwardStepper(a * b, names={names[0]: a, names[1]: b}, quiz=True)
+    dialogs = []
+    offline_page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    offline_page.goto(stepper.to_html(tmp_path / "hostile.html").as_uri())
+    widget = offline_page.locator(".agv-stepper")
+    expect(widget).to_have_attribute("data-position", "0", timeout=15_000)
+    assert names[0] in widget.locator(".agv-quiz").text_content()
+    click(widget, ".agv-end")
+    assert set(table(widget)) == set(names[:2]) | {"(unnamed)"}
+    assert names[1] in widget.locator("svg").text_content()
+    assert widget.locator("img").count() == 0 and dialogs == []
+
+
+# -- JupyterLab --------------------------------------------------------------------------
+
+NOTEBOOK_CELLS = [
+    "import autogradviz as agv\nimport numpy as np\n\n"
+    + SEED_SOURCE
+    + "stepper = agv.BackwardStepper(e, names=locals())\nstepper",
+    MLP_SOURCE + "mlp = agv.BackwardStepper(loss, names=locals())\nmlp",
+    'print("positions:", stepper.position, mlp.position)',
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _notebook(path: Path) -> None:
+    nbformat = pytest.importorskip("nbformat")
+    cells = [nbformat.v4.new_code_cell(source) for source in NOTEBOOK_CELLS]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """`jupyter lab` from this Python on a free port, with settings, kernels and workspaces of its own."""
+    pytest.importorskip("jupyterlab", reason="jupyterlab is not installed")
+    tmp = tmp_path_factory.mktemp("lab")
+    root = tmp / "root"
+    root.mkdir()
+    _notebook(root / "stepper.ipynb")
+    # the kernel is this very Python, whatever python3 kernelspec the machine has elsewhere
+    kernel = tmp / "data" / "kernels" / "python3"
+    kernel.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (kernel / "kernel.json").write_text(
+        json.dumps({"argv": argv, "display_name": "Python 3", "language": "python"})
+    )
+    # no news or update toasts: they can cover the widget's buttons
+    settings = tmp / "settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    (settings / "notification.jupyterlab-settings").write_text(
+        '{"fetchNews": "false", "checkForUpdates": false}'
+    )
+    env = {k: v for k, v in os.environ.items() if k != "AUTOGRADVIZ_RENDERER"}
+    env.update(
+        JUPYTER_CONFIG_DIR=str(tmp / "config"),
+        JUPYTER_DATA_DIR=str(tmp / "data"),
+        JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
+        JUPYTERLAB_SETTINGS_DIR=str(tmp / "settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
+        IPYTHONDIR=str(tmp / "ipython"),
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+        PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]),
+    )
+    port, token = _free_port(), secrets.token_hex(16)
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: run cells, see the kernel's status
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
+    ]
+    log = tmp / "server.log"
+    with open(log, "w") as out:
+        server = subprocess.Popen(
+            command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2)
+                break
+            except Exception:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail("jupyter lab did not start:\n" + log.read_text())
+                time.sleep(0.25)
+        yield f"http://127.0.0.1:{port}/lab/tree/stepper.ipynb?reset&token={token}"
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)  # the server and its kernels: our own process group
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(5)
+
+
+@pytest.fixture(scope="module")
+def lab_page(browser, lab):
+    """The notebook open in JupyterLab, every cell run, both widgets drawn."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(lab, timeout=90_000)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+    page.wait_for_function(
+        """() => {
+            const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+            const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+            return k && k.status === 'idle';
+        }""",
+        timeout=90_000,
+    )
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    widgets = page.locator(".jp-OutputArea-output .agv-stepper")
+    expect(widgets).to_have_count(2, timeout=90_000)
+    expect(page.locator(".jp-OutputArea-output").filter(has_text="positions: 0 0")).to_have_count(
+        1, timeout=60_000
+    )
+    yield page
+    page.close()
+    assert not [e for e in errors if "agv" in e or "stepper" in e.lower()], errors
+
+
+def kernel_positions(page) -> str:
+    """Run the last cell again: it prints the kernel's `position` of both steppers."""
+    output = page.locator(".jp-Cell").nth(2).locator(".jp-OutputArea-output")
+    before = output.text_content()
+    page.evaluate(
+        """() => {
+            const panel = window.jupyterapp.shell.currentWidget;
+            panel.content.activeCellIndex = 2;
+            return window.jupyterapp.commands.execute('notebook:run-cell');
+        }"""
+    )
+    expect(output).not_to_have_text(before, timeout=30_000)
+    return re.search(r"positions: \d+ \d+", output.text_content()).group(0)
+
+
+def test_lab_seed_next_three_times(lab_page):
+    page = lab_page
+    widget = page.locator(".jp-OutputArea-output .agv-stepper").nth(0)
+    expect(widget.locator("svg")).to_be_visible()
+    assert position(widget) == 0 and marked(widget)["current"] == []
+    expected = [
+        # (current nodes, a line of the panel)
+        (["*", "e"], "to c (input 1): upstream × local = 1 × 4 = 4"),
+        (["d"], "d.grad was None, and becomes 10"),
+        (["*", "c"], "to a (input 1): upstream × local = 4 × 5 = 20"),
+    ]
+    for k, (current, line) in enumerate(expected, start=1):
+        click(widget, ".agv-next")
+        assert position(widget) == k
+        assert marked(widget)["current"] == current
+        assert line in widget.locator(".agv-panel").text_content()
+    assert table(widget)["d"] == ("10", "written")
+    widget.screenshot(path=ARTIFACTS / "stepper_lab_seed_step3.png")
+    page.screenshot(path=ARTIFACTS / "stepper_lab_page.png")
+    # the browser saved each move: the kernel's traitlet followed
+    assert kernel_positions(page).startswith("positions: 3 ")
+
+
+def test_lab_mlp_first_to_last_matches_backward(lab_page):
+    page = lab_page
+    widget = page.locator(".jp-OutputArea-output .agv-stepper").nth(1)
+    widget.scroll_into_view_if_needed()
+    steps = int(re.search(r"Start: (\d+) steps", widget.locator(".agv-title").text_content()).group(1))
+    assert steps == 13
+    for k in range(1, steps + 1):
+        click(widget, ".agv-next")
+        assert position(widget) == k
+    expect(widget.locator(".agv-next")).to_be_disabled()
+    assert widget.locator(".agv-title").text_content() == "Step 13 of 13: AccumulateGrad"
+
+    ref = run(MLP_SOURCE)
+    ref["loss"].backward()
+    shown = table(widget)
+    # names=locals() also saw the seed cell's tensors: they are not part of this graph
+    assert set(shown) == {"W1", "b1", "W2", "b2", "loss", "h", "logp"}
+    for name in ("W1", "b1", "W2", "b2"):
+        assert shown[name] == (preview(ref[name].grad.numpy()), "written"), name
+    widget.screenshot(path=ARTIFACTS / "stepper_lab_mlp_end.png")
+    assert kernel_positions(page).endswith(" 13")
