@@ -20,7 +20,7 @@ from .grad_mode import _state as _grad_state
 from .node import AccumulateGrad, Node
 from .ops import numpy_math, tensor_math
 from .ops.broadcast import reduced_axes, sum_to
-from .tensor import Tensor, _make
+from .tensor import Tensor, _inplace_epoch, _make
 
 
 class BackwardStep(NamedTuple):
@@ -163,10 +163,13 @@ def backward_steps(
         if needed is not None and not any(child in needed for child in node._next):
             continue  # agv.grad: nothing below this node was asked for
 
+        saved = node._saved
         if create_graph:
             grads = _call_vjp_recording(node, m, g)
-        elif node._checks is None and node._saved:  # the common case, kept fast
-            grads = node.vjp(m, g, *node._saved)
+        elif saved == ():
+            grads = node.vjp(m, g)
+        elif saved is not None and node._epoch == _inplace_epoch[0]:
+            grads = node.vjp(m, g, *saved)  # no in-place op anywhere since it saved them
         else:  # raises if the saved values were freed, or changed in place since
             grads = node.vjp(m, g, *node._unpack(False))
         reductions = merges = None
@@ -186,7 +189,7 @@ def backward_steps(
                     gi = sum_to(m, gi, shape)
                 if _dtype_of(gi) != dtype:  # as PyTorch does: each input's gradient in its dtype
                     gi = m.to(gi, dtype)
-            if gi is g or (i and _sent_before(gi, grads, i)):
+            if gi is g or (i == 1 and gi is grads[0]) or (i > 1 and _sent_before(gi, grads, i)):
                 borrowed.add(id(gi))
             waiting = buffer.get(child)
             if waiting is None:

@@ -31,6 +31,7 @@ class Node:
         "_saved",  # the saved values (arrays, numbers); None once freed
         "_sources",  # where each saved value came from: an input's index, or OUTPUT
         "_checks",  # None, or (position, counter, version) * n, flat: the saved tensors' versions
+        "_epoch",  # the in-place op count when the values were saved (see tensor._inplace_epoch)
         "_inputs",  # (shape, dtype) of each input, kept only when some differ from the output's
         "args",  # the op's non-tensor parameters (dim, keepdim, ...)
         "_output",  # the output's array: drawings show it (the node never holds the tensor)
@@ -254,6 +255,7 @@ def _save(node: Node, saved, inputs, out) -> None:
             values.append(item)
             sources.append(None)
     node._saved = tuple(values)
+    node._epoch = _inplace_epoch[0]
     node._sources = tuple(sources)
     node._checks = tuple(checks) if checks else None
 
@@ -272,6 +274,6 @@ def _retain(node: Node, tensor) -> None:
 from numpy import asarray, ndarray  # noqa: E402
 
 from .grad_mode import _state as _grad_state  # noqa: E402
-from .tensor import Tensor  # noqa: E402
+from .tensor import Tensor, _inplace_epoch  # noqa: E402
 
 _new = object.__new__

@@ -317,6 +317,7 @@ class Tensor:
 
     def _bump_version(self) -> None:
         self._version_counter().append(0)
+        _inplace_epoch[0] += 1
 
     def _accumulator(self):
         """This leaf's AccumulateGrad node: one per leaf, kept alive by the graphs
@@ -341,6 +342,10 @@ class Tensor:
             self._meta = {}
         self._meta[key] = value
 
+
+# counts every in-place op anywhere: while it has not moved since a node saved
+# its values, backward can skip checking their version counters one by one
+_inplace_epoch = [0]
 
 _DEFAULT_PRINT_DTYPES = (np.dtype("float32"), np.dtype("int64"), np.dtype("bool"))
 
