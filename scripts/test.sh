@@ -18,6 +18,16 @@ if ! command -v dot >/dev/null 2>&1; then
   fi
 fi
 
+# Debian's chromium, for the BackwardStepper's real-browser tests (Playwright drives it;
+# `playwright install` would download a browser of its own, which CI cannot)
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || echo "apt-get could not install chromium: the browser tests will be skipped"
+  else
+    echo "no /usr/bin/chromium: the browser tests will be skipped"
+  fi
+fi
+
 .venv/bin/python -m ruff check autogradviz tests benchmarks
 .venv/bin/python -m ruff format --check autogradviz tests benchmarks
 .venv/bin/python -m pytest -q "$@"
