@@ -9,6 +9,7 @@ installs both). Screenshots go to tests/artifacts/ (not in git).
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -18,6 +19,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -272,6 +274,13 @@ NOTEBOOK_CELLS = [
     + "stepper = agv.BackwardStepper(e, names=locals())\nstepper",
     MLP_SOURCE + "mlp = agv.BackwardStepper(loss, names=locals())\nmlp",
     'print("positions:", stepper.position, mlp.position)',
+    # issue 3: drawings render inline with no system Graphviz (the server's PATH has no `dot`)
+    "import shutil\n"
+    "x = agv.ones(2, 2); w = agv.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)\n"
+    "b = agv.tensor([[0.1, 0.2], [0.3, 0.4]], requires_grad=True); y = w * x + b\n"
+    'print("dot on PATH:", shutil.which("dot"), "| renderer:", agv.viz.renderer())\n'
+    "agv.draw(y, names=locals())",
+    'agv.draw(y, names=locals(), kind="backward")',
 ]
 
 
@@ -319,7 +328,11 @@ def lab(tmp_path_factory):
         JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
         IPYTHONDIR=str(tmp / "ipython"),
         PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-        PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]),
+        # only this Python's own bin: no system Graphviz `dot`, as on a learner's machine
+        PATH=os.pathsep.join(
+            [str(Path(sys.executable).parent)]
+            + [d for d in os.environ["PATH"].split(os.pathsep) if d and not (Path(d) / "dot").exists()]
+        ),
     )
     port, token = _free_port(), secrets.token_hex(16)
     command = [
@@ -448,3 +461,40 @@ def test_lab_mlp_first_to_last_matches_backward(lab_page):
         assert shown[name] == (preview(ref[name].grad.numpy()), "written"), name
     widget.screenshot(path=ARTIFACTS / "stepper_lab_mlp_end.png")
     assert kernel_positions(page).endswith(" 13")
+
+
+def test_lab_draws_graphs_inline_without_system_graphviz(lab_page):
+    page = lab_page
+    cells = page.locator(".jp-Cell")
+    forward, backward = (
+        cells.nth(3).locator(".jp-OutputArea-output"),
+        cells.nth(4).locator(".jp-OutputArea-output"),
+    )
+    expect(forward.filter(has_text="dot on PATH: None | renderer: graphviz-pure")).to_have_count(
+        1, timeout=60_000
+    )
+    # JupyterLab shows image/svg+xml output as an <img> of the SVG (or inline): read its text either way
+    forward_svg, backward_svg = _svg_text(forward), _svg_text(backward)
+    for text in (">w<", ">x<", ">b<", ">y<", ">*<", ">+<"):
+        assert text in forward_svg, text
+    assert "grad " not in forward_svg  # no backward yet: no grads shown
+    for text in (">AddBackward0<", ">MulBackward0<", ">AccumulateGrad<"):
+        assert text in backward_svg, text
+    box = forward.locator("img, svg").first.bounding_box()
+    assert box is not None and box["width"] > 200 and box["height"] > 80  # drawn, at a readable size
+    cells.nth(3).screenshot(path=ARTIFACTS / "draw_lab_forward.png")
+    cells.nth(4).screenshot(path=ARTIFACTS / "draw_lab_backward.png")
+
+
+def _svg_text(output) -> str:
+    """The SVG an output shows, from an inline <svg> or an <img> with a data: URL."""
+    expect(output.locator("img, svg").first).to_be_visible(timeout=60_000)
+    if output.locator("svg").count():
+        return output.locator("svg").first.evaluate("e => e.outerHTML")
+    src = output.locator("img").first.get_attribute("src")
+    header, _, payload = src.partition(",")
+    return (
+        base64.b64decode(payload).decode("utf-8")
+        if header.endswith(";base64")
+        else urllib.parse.unquote(payload)
+    )
