@@ -1,0 +1,540 @@
+"""Optimizers: SGD, Adam, AdamW and RMSprop, with PyTorch's update rules.
+
+    opt = agv.optim.Adam(model.parameters(), lr=1e-3)                  # PyTorch
+    opt = agv.optim.Adam(learning_rate=1e-3, parameters=model.parameters())  # Paddle
+    for x, y in loader:
+        opt.zero_grad()          # Paddle: opt.clear_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+
+An optimizer only ever reads `p.grad` and writes `p`'s numbers. Each one's
+`_update` below is the algorithm box of PyTorch's documentation, written with
+numpy on the parameter's own array, so it changes the tensor in place (as
+PyTorch does) and keeps its dtype. The numbers an optimizer remembers between
+steps (momentum, running averages) live in `opt.state[p]`, one dict per
+parameter, as tensors.
+
+Parameters come in groups (`opt.param_groups`), each a dict with its own
+hyperparameters, so one model can train its layers at different rates:
+
+    agv.optim.SGD([{"params": body}, {"params": head, "lr": 0.1}], lr=0.01)
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import numbers
+import warnings
+from collections import defaultdict
+
+import numpy as np
+
+from .grad_mode import enable_grad, no_grad
+from .tensor import Tensor, _make
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop"]
+
+
+class _Default(float):
+    """A default learning rate that remembers it was not passed, so that `lr=`
+    and Paddle's `learning_rate=` given together can be refused. It prints as
+    the plain number, so help() shows `lr=0.001`."""
+
+    __repr__ = float.__repr__
+
+
+class Optimizer:
+    """The base class: parameter groups, per-parameter state, `step()`,
+    `zero_grad()` and `state_dict()`. A subclass defines `_update`, the rule
+    for one parameter."""
+
+    def __init__(self, params, defaults: dict):
+        self.defaults = defaults
+        self.state: defaultdict[Tensor, dict] = defaultdict(dict)
+        self.param_groups: list[dict] = []
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                "but got autogradviz.Tensor (wrap a single tensor in a list: [w])"
+            )
+        groups = list(params)  # model.parameters() is a generator: read it once, here
+        if not groups:
+            raise ValueError(
+                "optimizer got an empty parameter list (a model with no parameters, or a "
+                "generator such as model.parameters() that was already used up?)"
+            )
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a group of parameters, with hyperparameters of its own; the ones
+        it does not give come from the optimizer's defaults."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        group = dict(param_group)
+        params = group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, (set, frozenset)):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the ordering "
+                "of tensors in sets will change between runs. Please use a list instead."
+            )
+        params = list(params)
+        # model.named_parameters() gives (name, tensor) pairs: keep the names, as PyTorch does
+        named = [isinstance(p, tuple) for p in params]
+        if any(named):
+            if not all(named):
+                raise ValueError(
+                    "all optimizer params should be with/without names. Some param names are missing"
+                )
+            group["param_names"] = [name for name, _ in params]
+            params = [p for _, p in params]
+        group["params"] = params
+        for index, p in enumerate(params):
+            names = group.get("param_names")
+            _check_param(p, names[index] if names else None, index)
+        for key, default in self.defaults.items():
+            group.setdefault(key, default)
+        if len(set(params)) != len(params):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; each step would "
+                "update them more than once",
+                stacklevel=3,
+            )
+        for other in self.param_groups:
+            if not set(other["params"]).isdisjoint(params):
+                raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    # -- one training step ----------------------------------------------------------
+
+    def step(self, closure=None):
+        """Update every parameter that has a gradient. `closure`, if given, is
+        called first (with grad enabled) to recompute the loss, which is returned."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue  # no gradient reached it (or it was zeroed to None): skip, as PyTorch does
+                    g = np.asarray(p.grad._data, dtype=p._data.dtype)
+                    self._update(p._data, g, self.state[p], group)
+                    # the values changed in place: a graph that saved the old ones must notice
+                    p._bump_version()
+        return loss
+
+    def _update(self, theta: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        """Change `theta` (the parameter's array) in place, given its gradient `g`
+        (read only), its `state` dict and its group's hyperparameters."""
+        raise NotImplementedError
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget the gradients before the next backward (which would add to them).
+        With set_to_none=True (the default) `.grad` becomes None; otherwise zeros."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                grad = p.grad
+                if grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    if grad.grad_fn is not None:  # made by backward(create_graph=True)
+                        grad.detach_()
+                    else:
+                        grad.requires_grad_(False)
+                    with no_grad():
+                        grad.zero_()
+
+    def clear_grad(self, set_to_zero: bool = True) -> None:
+        """Paddle's spelling. Paddle's default sets the gradients to zeros."""
+        self.zero_grad(set_to_none=not set_to_zero)
+
+    clear_gradients = clear_grad
+
+    def get_lr(self) -> float:
+        """Paddle's spelling: the learning rate (of the first group)."""
+        return self.param_groups[0]["lr"]
+
+    def set_lr(self, value: float) -> None:
+        """Paddle's spelling: set the learning rate of every group."""
+        for group in self.param_groups:
+            group["lr"] = value
+
+    # -- saving and loading -------------------------------------------------------------
+
+    def state_dict(self) -> dict:
+        """{"state": {index: {...}}, "param_groups": [{..., "params": [index, ...]}]}:
+        the parameters are replaced by their positions, as in PyTorch. Unlike
+        PyTorch, the state's tensors are copies, so training on does not change
+        a dict saved earlier."""
+        positions: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            packed = copy.deepcopy({k: v for k, v in group.items() if k != "params"})
+            packed["params"] = [positions.setdefault(id(p), len(positions)) for p in group["params"]]
+            groups.append(packed)
+        state = {
+            positions[id(p)]: {key: _copy_value(value) for key, value in s.items()}
+            for p, s in self.state.items()
+        }
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Take over the hyperparameters and the state saved by `state_dict()`.
+        Parameters are matched by position, so the optimizer must have been
+        made with the same parameters in the same order."""
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for group, saved in zip(self.param_groups, saved_groups):
+            if len(group["params"]) != len(saved["params"]):
+                raise ValueError(
+                    "loaded state dict contains a parameter group that doesn't match the size of "
+                    f"optimizer's group ({len(saved['params'])} saved parameters, {len(group['params'])} here)"
+                )
+        by_position = {
+            position: p
+            for group, saved in zip(self.param_groups, saved_groups)
+            for position, p in zip(saved["params"], group["params"])
+        }
+        self.state = defaultdict(dict)
+        for position, s in state_dict["state"].items():
+            p = by_position[position]
+            self.state[p] = {key: _copy_value(value, like=p) for key, value in s.items()}
+        for group, saved in zip(self.param_groups, saved_groups):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+        self.param_groups = saved_groups
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__} ("]
+        for index, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {index}")
+            lines += [f"    {key}: {group[key]}" for key in sorted(group) if key != "params"]
+        return "\n".join(lines) + "\n)"
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent, with optional momentum (heavy ball or
+    Nesterov) and weight decay (an L2 penalty added to the gradient)."""
+
+    def __init__(
+        self,
+        params=None,
+        lr: float = _Default(1e-3),
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        parameters=None,
+        learning_rate=None,
+    ):
+        params, lr = _spellings(type(self).__name__, params, parameters, lr, learning_rate)
+        weight_decay = _weight_decay(weight_decay)
+        _check(lr >= 0, f"Invalid learning rate: {lr}")
+        _check(momentum >= 0, f"Invalid momentum value: {momentum}")
+        _check(weight_decay >= 0, f"Invalid weight_decay value: {weight_decay}")
+        _check(
+            not nesterov or (momentum > 0 and dampening == 0),
+            "Nesterov momentum requires a momentum and zero dampening",
+        )
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            dampening=dampening,
+            weight_decay=weight_decay,
+            nesterov=nesterov,
+            maximize=maximize,
+        )
+        super().__init__(params, defaults)
+
+    def _update(self, theta, g, state, group):
+        lr, mu, wd = group["lr"], group["momentum"], group["weight_decay"]
+        if group["maximize"]:
+            g = -g
+        if wd != 0:
+            g = g + wd * theta  # the gradient of the L2 penalty wd/2·‖θ‖² (p.grad itself is untouched)
+        if mu != 0:
+            if "momentum_buffer" not in state:
+                # the velocity starts at the first gradient, not at 0
+                b = _keep(state, "momentum_buffer", g.copy())
+            else:
+                b = state["momentum_buffer"]._data
+                b *= mu  # b ← μ·b + (1 − dampening)·g: a running sum of past gradients
+                b += (1 - group["dampening"]) * g
+            # Nesterov looks ahead: the step uses g plus where the velocity is heading
+            g = g + mu * b if group["nesterov"] else b
+        theta -= lr * g  # θ ← θ − lr·g
+
+
+class Adam(Optimizer):
+    """Adam: each weight's step is a running mean of its gradients (m), divided
+    by the root of a running mean of their squares (v), so every weight moves
+    at about the same rate, whatever the scale of its gradient.
+
+    `weight_decay` adds wd·θ to the gradient (an L2 penalty, as in PyTorch's
+    Adam and Paddle's float weight_decay); AdamW decays the weights directly."""
+
+    def __init__(
+        self,
+        params=None,
+        lr: float = _Default(1e-3),
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        decoupled_weight_decay: bool = False,
+        parameters=None,
+        learning_rate=None,
+    ):
+        params, lr = _spellings(type(self).__name__, params, parameters, lr, learning_rate)
+        weight_decay = _weight_decay(weight_decay)
+        _check(lr >= 0, f"Invalid learning rate: {lr}")
+        _check(eps >= 0, f"Invalid epsilon value: {eps}")
+        _check(
+            isinstance(betas, (tuple, list)) and len(betas) == 2,
+            f"betas must be a pair (beta1, beta2), not {betas!r}",
+        )
+        _check(0 <= betas[0] < 1, f"Invalid beta parameter at index 0: {betas[0]}")
+        _check(0 <= betas[1] < 1, f"Invalid beta parameter at index 1: {betas[1]}")
+        _check(weight_decay >= 0, f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(
+            lr=lr,
+            betas=tuple(betas),
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            maximize=maximize,
+            decoupled_weight_decay=decoupled_weight_decay,
+        )
+        super().__init__(params, defaults)
+
+    def _update(self, theta, g, state, group):
+        lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        if group["maximize"]:
+            g = -g
+        t = state["step"] = state.get("step", 0) + 1
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                theta *= 1 - lr * wd  # AdamW: shrink θ itself, apart from the gradient
+            else:
+                g = g + wd * theta  # Adam: an L2 penalty, which v then rescales like any gradient
+
+        m = _zeros_state(state, "exp_avg", theta)
+        v = _zeros_state(state, "exp_avg_sq", theta)
+        m *= beta1  # m ← β1·m + (1 − β1)·g: the mean of recent gradients
+        m += (1 - beta1) * g
+        v *= beta2  # v ← β2·v + (1 − β2)·g²: the mean of their squares
+        v += (1 - beta2) * g * g
+
+        # m and v start at 0, so early on they are too small by a factor 1 − β^t
+        bias_correction1 = 1 - beta1**t
+        bias_correction2 = 1 - beta2**t
+        if group["amsgrad"]:
+            # AMSGrad divides by the largest v seen so far: the denominator never shrinks
+            v_max = _zeros_state(state, "max_exp_avg_sq", theta)
+            np.maximum(v_max, v, out=v_max)
+            v = v_max
+        # θ ← θ − lr · m̂ / (√v̂ + ε), with m̂ = m / (1 − β1^t) and v̂ = v / (1 − β2^t)
+        denom = np.sqrt(v) / math.sqrt(bias_correction2) + eps
+        theta -= (lr / bias_correction1) * m / denom
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: θ ← θ·(1 − lr·wd) before each step,
+    instead of adding wd·θ to the gradient. The decay is then the same for
+    every weight, not rescaled by Adam's per-weight step size."""
+
+    def __init__(
+        self,
+        params=None,
+        lr: float = _Default(1e-3),
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        parameters=None,
+        learning_rate=None,
+    ):
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            maximize=maximize,
+            decoupled_weight_decay=True,
+            parameters=parameters,
+            learning_rate=learning_rate,
+        )
+
+
+class RMSprop(Optimizer):
+    """RMSprop: divide each gradient by the root of a running mean of its squares.
+    `centered` subtracts the squared running mean of the gradient first (so it
+    divides by an estimate of the gradient's standard deviation); `momentum`
+    keeps a velocity of those scaled steps."""
+
+    def __init__(
+        self,
+        params=None,
+        lr: float = _Default(1e-2),
+        alpha: float = 0.99,
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum: float = 0,
+        centered: bool = False,
+        *,
+        maximize: bool = False,
+        parameters=None,
+        learning_rate=None,
+    ):
+        params, lr = _spellings(type(self).__name__, params, parameters, lr, learning_rate)
+        weight_decay = _weight_decay(weight_decay)
+        _check(lr >= 0, f"Invalid learning rate: {lr}")
+        _check(eps >= 0, f"Invalid epsilon value: {eps}")
+        _check(momentum >= 0, f"Invalid momentum value: {momentum}")
+        _check(weight_decay >= 0, f"Invalid weight_decay value: {weight_decay}")
+        _check(alpha >= 0, f"Invalid alpha value: {alpha}")
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            alpha=alpha,
+            eps=eps,
+            centered=centered,
+            weight_decay=weight_decay,
+            maximize=maximize,
+        )
+        super().__init__(params, defaults)
+
+    def _update(self, theta, g, state, group):
+        lr, alpha, eps, wd, mu = (group[k] for k in ("lr", "alpha", "eps", "weight_decay", "momentum"))
+        if group["maximize"]:
+            g = -g
+        state["step"] = state.get("step", 0) + 1
+        if wd != 0:
+            g = g + wd * theta  # L2 penalty, added to the gradient
+
+        v = _zeros_state(state, "square_avg", theta)
+        v *= alpha  # v ← α·v + (1 − α)·g²
+        v += (1 - alpha) * g * g
+        if group["centered"]:
+            g_avg = _zeros_state(state, "grad_avg", theta)
+            g_avg *= alpha  # ḡ ← α·ḡ + (1 − α)·g
+            g_avg += (1 - alpha) * g
+            avg = np.sqrt(v - g_avg * g_avg) + eps  # √(E[g²] − E[g]²): the gradient's spread
+        else:
+            avg = np.sqrt(v) + eps
+
+        if mu > 0:
+            b = _zeros_state(state, "momentum_buffer", theta)
+            b *= mu  # b ← μ·b + g / avg
+            b += g / avg
+            theta -= lr * b
+        else:
+            theta -= lr * g / avg  # θ ← θ − lr · g / (√v + ε)
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _spellings(owner: str, params, parameters, lr, learning_rate):
+    """PyTorch's `(params, lr=)` or Paddle's `(parameters=, learning_rate=)`, not both."""
+    if isinstance(params, numbers.Number):
+        raise TypeError(
+            f"params should be an iterable of tensors, not the number {params!r}; in Paddle's "
+            f"spelling pass it by name: learning_rate={params!r}, parameters=model.parameters()"
+        )
+    if parameters is not None:
+        if params is not None:
+            raise TypeError(
+                "got the parameters twice: as params (PyTorch's spelling) and as parameters= "
+                "(Paddle's). Pass one of them"
+            )
+        params = parameters
+    if params is None:
+        raise TypeError(
+            f"the optimizer needs the tensors to optimize: {owner}(model.parameters(), lr=...) "
+            f"(PyTorch) or {owner}(learning_rate=..., parameters=model.parameters()) (Paddle)"
+        )
+    if learning_rate is not None:
+        if not isinstance(lr, _Default):
+            raise TypeError(
+                "got the learning rate twice: as lr= (PyTorch's spelling) and as learning_rate= "
+                "(Paddle's). Pass one of them"
+            )
+        lr = learning_rate
+    if isinstance(lr, _Default):
+        lr = float(lr)
+    return params, lr
+
+
+def _weight_decay(value):
+    """Paddle's weight_decay=None means none. A float is an L2 coefficient in
+    both libraries; Paddle's regularizer objects (L2Decay...) are not supported."""
+    if value is None:
+        return 0
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"weight_decay must be a number, not {type(value).__name__}")
+    return value
+
+
+def _check(ok: bool, message: str) -> None:
+    if not ok:
+        raise ValueError(message)
+
+
+def _check_param(p, name: str | None, index: int) -> None:
+    """Only leaf tensors can be optimized. A frozen one (requires_grad=False) is
+    accepted, as in PyTorch: it never gets a .grad, so step() skips it."""
+    if not isinstance(p, Tensor):
+        raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
+    name = name or p.name
+    which = f"{name!r}" if name else f"the parameter at index {index}"
+    which += f" (shape {tuple(p.shape)})"
+    if not p.is_leaf:
+        raise ValueError(
+            f"can't optimize a non-leaf Tensor: {which} was computed by an op "
+            f"(grad_fn=<{p.grad_fn.name()}>). Optimize the leaf tensors it was computed from"
+        )
+
+
+def _keep(state: dict, key: str, array: np.ndarray) -> np.ndarray:
+    """Store `array` in the state as a tensor, and return the array to update."""
+    state[key] = _make(array)
+    return array
+
+
+def _zeros_state(state: dict, key: str, theta: np.ndarray) -> np.ndarray:
+    """The array of state[key], a tensor of zeros shaped like θ on the first step."""
+    if key not in state:
+        return _keep(state, key, np.zeros_like(theta))
+    return state[key]._data
+
+
+def _copy_value(value, like: Tensor | None = None):
+    """A copy of a state value: tensors (and arrays) become new tensors, in the
+    parameter's dtype when loading; numbers stay as they are."""
+    if isinstance(value, Tensor):
+        value = value._data
+    if isinstance(value, np.ndarray):
+        if like is not None and value.dtype.kind == "f":
+            return _make(value.astype(like._data.dtype, copy=True))
+        return _make(value.copy())
+    return copy.deepcopy(value)
