@@ -282,7 +282,36 @@ class Tensor:
             extras.append(f"grad_fn=<{self._grad_fn.name()}>")
         elif self._requires_grad:
             extras.append("requires_grad=True")
+        if self._meta is not None and self._meta.get("parameter"):  # an nn.Parameter
+            return "Parameter containing:\n" + format_tensor(self._data, extras)
         return format_tensor(self._data, extras)
+
+    # -- copying and pickling: a leaf's values, grad and labels, never graph links --
+
+    def __deepcopy__(self, memo) -> Tensor:
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment. If you want to copy a computed tensor, use .detach().clone()"
+            )
+        copy = _rebuild(self._data.copy(), self._requires_grad, None, self._portable_meta())
+        memo[id(self)] = copy
+        if self._grad is not None:
+            copy._grad = self._grad.__deepcopy__(memo)
+        return copy
+
+    def __reduce_ex__(self, protocol):
+        grad = None if self._grad is None else self._grad._data
+        requires_grad = self._requires_grad and self._grad_fn is None
+        return (_rebuild, (self._data, requires_grad, grad, self._portable_meta()))
+
+    def _portable_meta(self) -> dict | None:
+        """The extras worth keeping in a copy: its name, and whether it is a Parameter.
+        (Hooks, the AccumulateGrad node and view links belong to this object only.)"""
+        if self._meta is None:
+            return None
+        kept = {k: v for k, v in self._meta.items() if k in ("name", "parameter")}
+        return kept or None
 
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:
@@ -372,6 +401,15 @@ def _make(data, grad_fn=None) -> Tensor:
     t._grad = None
     t._version_box = None
     t._meta = None
+    return t
+
+
+def _rebuild(data, requires_grad: bool, grad, meta) -> Tensor:
+    t = _make(np.asarray(data))
+    t._requires_grad = requires_grad
+    if grad is not None:
+        t._grad = _make(np.asarray(grad))
+    t._meta = dict(meta) if meta else None
     return t
 
 

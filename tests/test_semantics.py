@@ -1108,3 +1108,27 @@ REPRS = {
 def test_repr_matches_torch(name):
     torch = torch_or_skip()
     assert repr(REPRS[name](agv)) == repr(REPRS[name](torch)).replace("torch.", "agv.")
+
+
+def test_pickle_and_deepcopy_keep_values_grad_and_name_but_no_graph_links():
+    import copy
+    import pickle
+
+    w = agv.tensor([1.0, 2.0], requires_grad=True)
+    w.name = "w"
+    (w * 2).sum().backward()  # w now has an AccumulateGrad node, held weakly
+    for clone in (pickle.loads(pickle.dumps(w)), copy.deepcopy(w)):
+        assert clone is not w and clone.name == "w" and clone.requires_grad and clone.is_leaf
+        np.testing.assert_array_equal(clone.detach().numpy(), [1.0, 2.0])
+        np.testing.assert_array_equal(clone.grad.numpy(), [2.0, 2.0])
+
+    # a copy made while the original's graph is alive gets gradients of its own
+    v = agv.tensor([1.0], requires_grad=True)
+    graph = v * 2  # noqa: F841 - keeps v's AccumulateGrad alive
+    c = copy.deepcopy(v)
+    (c * 3).sum().backward()
+    assert v.grad is None
+    np.testing.assert_array_equal(c.grad.numpy(), [3.0])
+
+    with pytest.raises(RuntimeError, match="graph leaves"):
+        copy.deepcopy(v * 2)

@@ -1,0 +1,59 @@
+"""`agv.nn`: modules, layers and losses with PyTorch's names (and some of Paddle's).
+
+import autogradviz as agv
+from autogradviz import nn
+import autogradviz.nn.functional as F
+
+model = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 2))
+loss = F.cross_entropy(model(x), labels)
+loss.backward()
+"""
+
+from . import functional, init
+from .layers import (
+    AdaptiveAvgPool2D,
+    AdaptiveAvgPool2d,
+    AvgPool2D,
+    AvgPool2d,
+    BatchNorm1D,
+    BatchNorm1d,
+    Conv2D,
+    Conv2d,
+    Dropout,
+    Embedding,
+    Flatten,
+    Linear,
+    MaxPool2D,
+    MaxPool2d,
+    ReLU,
+    Sigmoid,
+    Tanh,
+)
+from .module import Layer, Module, Sequential
+from .parameter import Parameter
+
+__all__ = [
+    "AdaptiveAvgPool2D",
+    "AdaptiveAvgPool2d",
+    "AvgPool2D",
+    "AvgPool2d",
+    "BatchNorm1D",
+    "BatchNorm1d",
+    "Conv2D",
+    "Conv2d",
+    "Dropout",
+    "Embedding",
+    "Flatten",
+    "Layer",
+    "Linear",
+    "MaxPool2D",
+    "MaxPool2d",
+    "Module",
+    "Parameter",
+    "ReLU",
+    "Sequential",
+    "Sigmoid",
+    "Tanh",
+    "functional",
+    "init",
+]

@@ -1,0 +1,390 @@
+"""Convolution and pooling: the ops that slide a window over an image.
+
+Each one reads its window at kh·kw offsets ("taps"). Tap (i, j) of every
+window at once is one strided slice of the padded input,
+`xp[..., i·dh :: sh, j·dw :: sw]`, so no Python loop ever runs over pixels:
+
+- conv2d copies the windows into columns (im2col), and one matrix product
+  with the weights computes every output pixel; its backward adds the
+  columns' gradients back onto the pixels they were read from (col2im);
+- max and average pooling combine the kh·kw tap slices directly.
+
+They compute in the input's dtype (float32 by default, as in PyTorch). Their
+backward formulas use numpy slicing that has no counterpart among
+autogradviz's own ops, so create_graph=True (double backward) is not supported
+through them, except for adaptive_avg_pool2d, which is two matrix products.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ..node import Node
+from ..ops import numpy_math
+from ..ops._operands import operand
+from ..tensor import Tensor, _make
+
+Size = int | tuple[int, int]
+
+
+def _pair(value, name: str = "value") -> tuple[int, int]:
+    pair = (value, value) if isinstance(value, (int, np.integer)) else tuple(value)
+    if len(pair) != 2:
+        raise ValueError(f"{name} must be an int or a pair of ints, got {value!r}")
+    return int(pair[0]), int(pair[1])
+
+
+def _out_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool = False) -> int:
+    """Output length along one axis (PyTorch's formula, with its ceil_mode rule
+    that the last window must start inside the input or its left padding)."""
+    span = size + 2 * p - d * (k - 1) - 1
+    n = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (n - 1) * s >= size + p:
+        n -= 1
+    return n
+
+
+def _tap(i: int, j: int, stride, dilation, out_hw) -> tuple:
+    """The index of tap (i, j) of every window: a strided slice, shape (..., OH, OW)."""
+    (sh, sw), (dh, dw), (oh, ow) = stride, dilation, out_hw
+    return (..., slice(i * dh, i * dh + sh * (oh - 1) + 1, sh), slice(j * dw, j * dw + sw * (ow - 1) + 1, sw))
+
+
+def _pad(x: np.ndarray, pads: tuple, value: float = 0.0) -> np.ndarray:
+    top, bottom, left, right = pads
+    if not any(pads):
+        return x
+    return np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=value)
+
+
+def _unpad(x: np.ndarray, pads: tuple) -> np.ndarray:
+    top, bottom, left, right = pads
+    return x[:, :, top : x.shape[2] - bottom, left : x.shape[3] - right]
+
+
+def _who(layer, op: str) -> str:
+    """The name an error gives: the calling layer's repr, or the function's name."""
+    return op if layer is None else repr(layer)
+
+
+def _as_batch(x, op: str, channels: int | None = None, layer=None):
+    """Check a (N, C, H, W) input; an unbatched (C, H, W) one gets N = 1."""
+    who = _who(layer, op)
+    if x.ndim not in (3, 4):
+        raise RuntimeError(
+            f"{who}: expected a 4-D input (N, C, H, W) or an unbatched 3-D one (C, H, W), got shape {x.shape}"
+        )
+    if channels is not None and x.shape[-3] != channels:
+        raise RuntimeError(
+            f"{who}: expected input with {channels} channels, shape (N, {channels}, H, W), got shape "
+            f"{x.shape} ({x.shape[-3]} channels)"
+        )
+    if x._data.dtype.kind != "f":
+        raise RuntimeError(
+            f"{who}: expected a floating-point input, got {x.dtype!r}; convert it with x.float()"
+        )
+    return x if x.ndim == 4 else x.unsqueeze(0)
+
+
+def _unbatch(out, was_unbatched: bool):
+    return out.squeeze(0) if was_unbatched else out
+
+
+def _check_output_size(who: str, shape: tuple, out_hw: tuple, kernel: tuple) -> None:
+    if min(out_hw) <= 0:
+        raise RuntimeError(
+            f"{who}: input of shape {shape} is too small for kernel_size {kernel}: the output would be "
+            f"{out_hw[0]}x{out_hw[1]}"
+        )
+
+
+# conv2d: y[n, o] = Σ_c,i,j W[o, c, i, j] · x[n, c, h·s + i·d, w·s + j·d] + b[o] ---------------------
+def _im2col(xp: np.ndarray, kernel, stride, dilation, out_hw) -> np.ndarray:
+    """Padded (N, C, Hp, Wp) -> columns (N, C·kh·kw, OH·OW): column p holds the
+    window that output pixel p sees."""
+    (kh, kw), (sh, sw), (dh, dw), (oh, ow) = kernel, stride, dilation, out_hw
+    span = ((kh - 1) * dh + 1, (kw - 1) * dw + 1)
+    windows = sliding_window_view(xp, span, axis=(2, 3))  # (N, C, H', W', span_h, span_w), no copy
+    windows = windows[:, :, : sh * (oh - 1) + 1 : sh, : sw * (ow - 1) + 1 : sw, ::dh, ::dw]
+    n, c = xp.shape[:2]
+    # the one copy: (N, C, kh, kw, OH, OW), contiguous, ready for the matrix product
+    return windows.transpose(0, 1, 4, 5, 2, 3).reshape(n, c * kh * kw, oh * ow)
+
+
+def _col2im(cols: np.ndarray, padded_shape: tuple, kernel, stride, dilation, out_hw) -> np.ndarray:
+    """The reverse of im2col: add every column entry back onto the pixel it
+    was read from (pixels read by several windows add up)."""
+    (kh, kw), (oh, ow) = kernel, out_hw
+    n, c = padded_shape[:2]
+    cols = cols.reshape(n, c, kh, kw, oh, ow)
+    out = np.zeros(padded_shape, dtype=cols.dtype)
+    for i, j in product(range(kh), range(kw)):
+        out[_tap(i, j, stride, dilation, out_hw)] += cols[:, :, i, j]
+    return out
+
+
+class ConvolutionBackward0(Node):
+    __slots__ = ()
+    op = "conv2d"
+    rules = (
+        "∂/∂x = col2im(Wᵀ @ g): each output's gradient flows back to the pixels of its window",
+        "∂/∂W = g @ colsᵀ: each weight's gradient sums input pixel × output gradient",
+        "∂/∂b = Σ g over the batch and the pixels",
+    )
+
+    def vjp(self, m, g, x, weight):
+        if m is not numpy_math:
+            raise NotImplementedError("double backward through conv2d is not supported")
+        pads, stride, dilation, out_hw = self.args
+        kernel = weight.shape[2:]
+        n, o = g.shape[:2]
+        g = g.reshape(n, o, -1)
+        gx = gw = gb = None
+        padded_shape = (n, x.shape[1], x.shape[2] + pads[0] + pads[1], x.shape[3] + pads[2] + pads[3])
+        if self.needs(1):  # the columns are rebuilt from x: cheaper than keeping them
+            cols = _im2col(_pad(x, pads), kernel, stride, dilation, out_hw)
+            gw = np.tensordot(g, cols, axes=([0, 2], [0, 2])).reshape(weight.shape)
+        if self.needs(0):
+            cols_grad = np.matmul(weight.reshape(o, -1).T, g)
+            gx = _unpad(_col2im(cols_grad, padded_shape, kernel, stride, dilation, out_hw), pads)
+        if self.needs(2):
+            gb = g.sum(axis=(0, 2))
+        return gx, gw, gb
+
+
+def _conv_padding(padding, kernel, stride, dilation) -> tuple[int, int, int, int]:
+    """(top, bottom, left, right). "same" pads so the output keeps the input's
+    size (any odd extra goes at the bottom/right, as in PyTorch)."""
+    if padding == "valid":
+        return (0, 0, 0, 0)
+    if padding == "same":
+        if stride != (1, 1):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+        total = [d * (k - 1) for k, d in zip(kernel, dilation)]
+        return (total[0] // 2, total[0] - total[0] // 2, total[1] // 2, total[1] - total[1] // 2)
+    if isinstance(padding, str):
+        raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+    ph, pw = _pair(padding, "padding")
+    return (ph, ph, pw, pw)
+
+
+def conv2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Size = 1,
+    padding: Size | str = 0,
+    dilation: Size = 1,
+    groups: int = 1,
+    _layer=None,
+) -> Tensor:
+    """2-D convolution of (N, C, H, W) input with (O, C, kh, kw) weights. Like
+    PyTorch's, it is a cross-correlation: the kernel is not flipped."""
+    x, w = operand(input), operand(weight)
+    if groups != 1:
+        raise NotImplementedError(
+            f"conv2d: groups={groups} is not supported; autogradviz implements groups=1"
+        )
+    unbatched = x.ndim == 3
+    x = _as_batch(x, "conv2d", w.shape[1], _layer)
+    if x._data.dtype != w._data.dtype:
+        raise RuntimeError(
+            f"conv2d: input dtype {x.dtype!r} and weight dtype {w.dtype!r} differ; convert one of them "
+            "(x.float(), or model.double())"
+        )
+    kernel, stride, dilation = w.shape[2:], _pair(stride, "stride"), _pair(dilation, "dilation")
+    pads = _conv_padding(padding, kernel, stride, dilation)
+    n, _, h, wd = x.shape
+    out_hw = (
+        _out_size(h + pads[0] + pads[1], kernel[0], stride[0], 0, dilation[0]),
+        _out_size(wd + pads[2] + pads[3], kernel[1], stride[1], 0, dilation[1]),
+    )
+    _check_output_size(_who(_layer, "conv2d"), x.shape, out_hw, kernel)
+    cols = _im2col(_pad(x._data, pads), kernel, stride, dilation, out_hw)
+    out = np.matmul(w._data.reshape(w.shape[0], -1), cols)  # (N, O, OH·OW)
+    if bias is not None:
+        bias = operand(bias)
+        out += bias._data[:, None]
+    out = out.reshape(n, w.shape[0], *out_hw)
+    args = (pads, stride, dilation, out_hw)
+    return _unbatch(ConvolutionBackward0.record(out, (x, w, bias), saved=(x, w), args=args), unbatched)
+
+
+# pooling: the window options, checked once ----------------------------------------------------------
+def _pool_geometry(x, op: str, kernel_size, stride, padding, dilation, ceil_mode: bool):
+    """kernel, stride, dilation, output size, and the (top, bottom, left, right)
+    padding, where ceil_mode may add some at the bottom and right for the last window."""
+    kernel = _pair(kernel_size, "kernel_size")
+    stride = _pair(stride, "stride") if stride not in (None, (), []) else kernel
+    pad, dilation = _pair(padding, "padding"), _pair(dilation, "dilation")
+    for p, k, d in zip(pad, kernel, dilation):
+        if p > ((k - 1) * d + 1) // 2:
+            raise RuntimeError(
+                f"{op}: pad should be at most half of effective kernel size, but got pad={p}, "
+                f"kernel_size={k} and dilation={d}"
+            )
+    size = x.shape[2:]
+    out_hw = tuple(
+        _out_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in zip(size, kernel, stride, pad, dilation)
+    )
+    _check_output_size(op, x.shape, out_hw, kernel)
+    extra = [
+        max(0, (o - 1) * s + (k - 1) * d + 1 - (n + 2 * p))
+        for o, s, k, d, n, p in zip(out_hw, stride, kernel, dilation, size, pad)
+    ]
+    pads = (pad[0], pad[0] + extra[0], pad[1], pad[1] + extra[1])
+    return kernel, stride, dilation, out_hw, pads
+
+
+# max_pool2d: the largest value of each window ------------------------------------------------------
+class MaxPool2DWithIndicesBackward0(Node):
+    __slots__ = ()
+    op = "max_pool2d"
+    rules = ("g goes to the input pixel that was the window's max; 0 to the others",)
+
+    def vjp(self, m, g, winner):
+        if m is not numpy_math:
+            raise NotImplementedError("double backward through max_pool2d is not supported")
+        padded_shape, pads, kernel, stride, dilation = self.args
+        out_hw = g.shape[2:]
+        gxp = np.zeros(padded_shape, dtype=g.dtype)
+        for k, (i, j) in enumerate(product(range(kernel[0]), range(kernel[1]))):
+            gxp[_tap(i, j, stride, dilation, out_hw)] += np.where(winner == k, g, 0)
+        return (_unpad(gxp, pads),)
+
+
+def max_pool2d(
+    input: Tensor,
+    kernel_size: Size,
+    stride: Size | None = None,
+    padding: Size = 0,
+    dilation: Size = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+    _layer=None,
+):
+    """The largest value of each window (stride defaults to the kernel size)."""
+    x = operand(input)
+    unbatched = x.ndim == 3
+    x = _as_batch(x, "max_pool2d", layer=_layer)
+    kernel, stride, dilation, out_hw, pads = _pool_geometry(
+        x, _who(_layer, "max_pool2d"), kernel_size, stride, padding, dilation, ceil_mode
+    )
+    xp = _pad(x._data, pads, -np.inf)
+    # scan the taps, keeping the largest value so far and which tap it came from
+    out = None
+    winner = np.zeros((x.shape[0], x.shape[1], *out_hw), dtype=np.min_scalar_type(kernel[0] * kernel[1]))
+    for k, (i, j) in enumerate(product(range(kernel[0]), range(kernel[1]))):
+        tap = xp[_tap(i, j, stride, dilation, out_hw)]
+        if out is None:
+            out = tap.copy()
+            continue
+        better = (tap > out) | np.isnan(tap)  # the first maximum wins; NaN propagates, as in PyTorch
+        np.copyto(out, tap, where=better)
+        winner[better] = k
+    args = (xp.shape, pads, kernel, stride, dilation)
+    result = _unbatch(MaxPool2DWithIndicesBackward0.record(out, (x,), saved=(winner,), args=args), unbatched)
+    if not return_indices:
+        return result
+    # PyTorch's indices: the flat position h·W + w of each max in its input plane
+    i, j = np.divmod(winner.astype(np.int64), kernel[1])
+    rows = np.arange(out_hw[0])[:, None] * stride[0] + i * dilation[0] - pads[0]
+    cols = np.arange(out_hw[1]) * stride[1] + j * dilation[1] - pads[2]
+    return result, _unbatch(_make(rows * x.shape[3] + cols), unbatched)
+
+
+# avg_pool2d: the mean of each window ---------------------------------------------------------------
+def _window_counts(size: int, k: int, s: int, p: int, n_out: int, include_pad: bool) -> np.ndarray:
+    """How many positions each window covers along one axis: inside the padded
+    input (count_include_pad), or inside the input itself."""
+    start = np.arange(n_out) * s - p
+    end = np.minimum(start + k, size + p)
+    if not include_pad:
+        start, end = np.maximum(start, 0), np.minimum(end, size)
+    return end - start
+
+
+class AvgPool2DBackward0(Node):
+    __slots__ = ()
+    op = "avg_pool2d"
+    rules = ("each input pixel gets g / (window size) from every window it is in",)
+
+    def vjp(self, m, g):
+        if m is not numpy_math:
+            raise NotImplementedError("double backward through avg_pool2d is not supported")
+        padded_shape, pads, kernel, stride, divisor = self.args
+        share = g / divisor
+        gxp = np.zeros(padded_shape, dtype=g.dtype)
+        for i, j in product(range(kernel[0]), range(kernel[1])):
+            gxp[_tap(i, j, stride, (1, 1), g.shape[2:])] += share
+        return (_unpad(gxp, pads),)
+
+
+def avg_pool2d(
+    input: Tensor,
+    kernel_size: Size,
+    stride: Size | None = None,
+    padding: Size = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+    _layer=None,
+) -> Tensor:
+    """The mean of each window (stride defaults to the kernel size)."""
+    x = operand(input)
+    unbatched = x.ndim == 3
+    x = _as_batch(x, "avg_pool2d", layer=_layer)
+    kernel, stride, _, out_hw, pads = _pool_geometry(
+        x, _who(_layer, "avg_pool2d"), kernel_size, stride, padding, 1, ceil_mode
+    )
+    xp = _pad(x._data, pads)
+    total = sum(
+        xp[_tap(i, j, stride, (1, 1), out_hw)] for i, j in product(range(kernel[0]), range(kernel[1]))
+    )
+    if divisor_override:
+        divisor = np.asarray(divisor_override, dtype=xp.dtype)
+    else:
+        counts = [
+            _window_counts(n, k, s, p, o, count_include_pad)
+            for n, k, s, p, o in zip(x.shape[2:], kernel, stride, pads[::2], out_hw)
+        ]
+        divisor = np.outer(*counts).astype(xp.dtype)
+    args = (xp.shape, pads, kernel, stride, divisor)
+    return _unbatch(AvgPool2DBackward0.record(total / divisor, (x,), args=args), unbatched)
+
+
+# adaptive_avg_pool2d: average into a fixed output size ----------------------------------------------
+def _averaging_matrix(size: int, n_out: int, dtype) -> np.ndarray:
+    """(n_out, size): row i averages positions floor(i·size/n_out) to
+    ceil((i+1)·size/n_out) - 1. Pooling a plane is A_h @ plane @ A_wᵀ."""
+    i = np.arange(n_out)
+    start = (i * size) // n_out
+    end = -((-(i + 1) * size) // n_out)
+    inside = (np.arange(size) >= start[:, None]) & (np.arange(size) < end[:, None])
+    return (inside / (end - start)[:, None]).astype(dtype)
+
+
+class AdaptiveAvgPool2DBackward0(Node):
+    __slots__ = ()
+    op = "adaptive_avg_pool2d"
+    rules = ("y = A_h x A_wᵀ, so ∂/∂x = A_hᵀ g A_w: each pixel gets g / (bin size) from its bins",)
+
+    def vjp(self, m, g):
+        rows, cols = self.args
+        return (rows.T @ g @ cols,)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: int | tuple, _layer=None) -> Tensor:
+    """Average each plane into an output_size grid of (nearly) equal bins."""
+    x = operand(input)
+    unbatched = x.ndim == 3
+    x = _as_batch(x, "adaptive_avg_pool2d", layer=_layer)
+    size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
+    size = tuple(n if o is None else o for n, o in zip(x.shape[2:], size))  # None keeps that size
+    rows = _averaging_matrix(x.shape[2], size[0], x._data.dtype)
+    cols = _averaging_matrix(x.shape[3], size[1], x._data.dtype)
+    out = rows @ x._data @ cols.T
+    return _unbatch(AdaptiveAvgPool2DBackward0.record(out, (x,), args=(rows, cols)), unbatched)

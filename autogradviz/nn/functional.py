@@ -1,0 +1,214 @@
+"""`agv.nn.functional`, conventionally imported as F: the layers as plain functions.
+
+    import autogradviz.nn.functional as F
+    loss = F.cross_entropy(model(x), labels)
+
+Functions that the core already has (relu, sigmoid, softmax, ...) are the core
+ops. The rest sit next to their backward nodes: linear and embedding here,
+convolution and pooling in `conv.py`, the losses in `losses.py`.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import creation, ops
+from ..grad_mode import no_grad
+from ..node import Node
+from ..ops._operands import operand
+from ..ops.inplace import _inplace
+from ..tensor import Tensor
+from .conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d
+from .losses import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    mse_loss,
+    nll_loss,
+)
+
+__all__ = [
+    "adaptive_avg_pool2d",
+    "avg_pool2d",
+    "batch_norm",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "conv2d",
+    "cross_entropy",
+    "dropout",
+    "embedding",
+    "linear",
+    "log_softmax",
+    "max_pool2d",
+    "mse_loss",
+    "nll_loss",
+    "one_hot",
+    "relu",
+    "sigmoid",
+    "softmax",
+    "tanh",
+]
+
+sigmoid = ops.sigmoid
+tanh = ops.tanh
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0). inplace=True overwrites the input (and records that, as any
+    in-place op does)."""
+    if inplace:
+        return _inplace(operand(input), "relu_", ops.relu)
+    return ops.relu(input)
+
+
+def _softmax_dim(x, dim: int | None, name: str) -> int:
+    if dim is not None:
+        return dim
+    # PyTorch's old implicit choice, with its warning
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return 0 if x.ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
+    x = operand(input) if dtype is None else ops.to(operand(input), dtype)
+    return ops.softmax(x, _softmax_dim(x, dim, "softmax"))
+
+
+def log_softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
+    x = operand(input) if dtype is None else ops.to(operand(input), dtype)
+    return ops.log_softmax(x, _softmax_dim(x, dim, "log_softmax"))
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """While training, zero each element with probability p and scale the rest
+    by 1/(1 - p), so the expected value is unchanged; outside training, the input."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    x = operand(input)
+    if not training or p == 0:
+        return x
+    keep = creation._generator.random(x.shape, dtype=x._data.dtype) >= p
+    mask = keep * np.asarray(1 / (1 - p) if p < 1 else 0, dtype=x._data.dtype)
+    return x.mul_(mask) if inplace else x * mask
+
+
+# linear: y = x Wᵀ + b ------------------------------------------------------------------------------
+class LinearBackward0(Node):
+    __slots__ = ()
+    op = "linear"
+    rules = ("∂(xWᵀ + b)/∂x = g W", "∂(xWᵀ + b)/∂W = gᵀ x", "∂(xWᵀ + b)/∂b = Σ g over the rows")
+
+    def vjp(self, m, g, x, weight):
+        # any leading (batch) dims act as rows of one matrix
+        rows = m.reshape(g, (-1, g.shape[-1]))
+        gx = g @ weight if self.needs(0) else None
+        gw = m.transpose(rows, 0, 1) @ m.reshape(x, (-1, x.shape[-1])) if self.needs(1) else None
+        gb = m.sum(rows, 0) if self.needs(2) else None
+        return gx, gw, gb
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """x Wᵀ + b, for x of shape (..., in_features) and W of shape (out_features, in_features)."""
+    x, w = operand(input), operand(weight)
+    if x.shape[-1:] != w.shape[1:]:
+        raise RuntimeError(
+            f"linear: expected input with last dimension {w.shape[1]} (weight has shape {w.shape}), "
+            f"got shape {x.shape}"
+        )
+    if x._data.dtype != w._data.dtype:
+        raise RuntimeError(
+            f"linear: input dtype {x.dtype!r} and weight dtype {w.dtype!r} differ; convert one of them "
+            "(x.float(), or model.double())"
+        )
+    out = x._data @ w._data.T
+    if bias is not None:
+        bias = operand(bias)
+        out += bias._data
+    return LinearBackward0.record(out, (x, w, bias), saved=(x, w))
+
+
+# embedding: row lookup in a table ------------------------------------------------------------------
+class EmbeddingBackward0(Node):
+    __slots__ = ()
+    op = "embedding"
+    rules = ("row i of the table gets the sum of g over the positions that looked up i",)
+
+    def vjp(self, m, g):
+        shape, indices, keep_rows = self.args
+        grad = m.index_into_zeros(g, shape, indices)
+        return (grad if keep_rows is None else m.where(keep_rows, grad, 0.0),)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, _layer=None) -> Tensor:
+    """Row input[i] of `weight` for every index; the padding row gets no gradient."""
+    indices, w = operand(input), operand(weight)
+    who = "embedding" if _layer is None else repr(_layer)
+    if indices._data.dtype.kind not in "iu":
+        raise TypeError(f"{who}: indices must be integers (agv.int64), got {indices.dtype!r}")
+    rows = w.shape[0]
+    bad = (indices._data < 0) | (indices._data >= rows)
+    if bad.any():
+        raise IndexError(
+            f"{who}: index {indices._data[bad].flat[0]} is out of range for a table of "
+            f"{rows} rows (indices must be in [0, {rows - 1}])"
+        )
+    index = indices._data
+    keep_rows = None
+    if padding_idx is not None:
+        keep_rows = (np.arange(rows) != padding_idx % rows)[:, None]
+    return EmbeddingBackward0.record(w._data[index], (w,), args=(w.shape, index, keep_rows))
+
+
+# batch_norm: normalise each channel over the batch -----------------------------------------------
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """(x - mean) / √(var + eps) · weight + bias, per channel (dim 1). Training
+    uses the batch's statistics and updates the running ones; evaluation uses
+    the running ones. Built from core ops, so the graph shows the formula."""
+    x = operand(input)
+    axes = (0, *range(2, x.ndim))  # every axis but the channels
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    if training:
+        count = x._data.size // x.shape[1]
+        if count <= 1:
+            raise ValueError(
+                f"Expected more than 1 value per channel when training, got input size {x.shape}"
+            )
+        mean = x.mean(axes, keepdim=True)
+        var = x.var(axes, unbiased=False, keepdim=True)
+        if running_mean is not None:
+            with no_grad():  # running statistics are bookkeeping, not part of the graph
+                running_mean.mul_(1 - momentum).add_(mean.reshape(-1) * momentum)
+                running_var.mul_(1 - momentum).add_(var.reshape(-1) * (momentum * count / (count - 1)))
+    else:
+        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
+    out = (x - mean) / ops.sqrt(var + eps)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """Class indices -> rows of 0s with a 1 at the class: shape (..., num_classes), int64."""
+    labels = operand(tensor)._data
+    if num_classes < 0:
+        num_classes = int(labels.max()) + 1 if labels.size else 0
+    if labels.size and (labels.min() < 0 or labels.max() >= num_classes):
+        raise RuntimeError(f"one_hot: class values must be in [0, {num_classes - 1}]")
+    return creation.from_numpy(np.eye(num_classes, dtype=np.int64)[labels])

@@ -1,0 +1,236 @@
+"""Loss functions: how wrong a prediction is, as one number to minimise.
+
+`cross_entropy` is `log_softmax` followed by `nll_loss`, the same two backward
+nodes PyTorch records. The binary losses have nodes of their own: their
+gradients, (p - y) / (p(1 - p)) and σ(x) - y, are simpler and more accurate
+than what the chain rule through log and sigmoid would give.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops
+from ..node import Node
+from ..ops._operands import operand
+from ..tensor import Tensor
+
+
+def _reduce(loss, reduction: str):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _same_shape(op: str, input, target) -> None:
+    if input.shape != target.shape:
+        raise ValueError(
+            f"{op}: target of shape {target.shape} must have the same shape as the input {input.shape} "
+            f"(broadcasting them would silently compare every prediction with every target); "
+            f"reshape one, for example target.reshape{input.shape}"
+        )
+
+
+# nll_loss: -log p of the right class, where the input holds log-probabilities ----------------------
+class NllLossBackward0(Node):
+    __slots__ = ()
+    op = "nll_loss"
+    rules = ("∂ℓ/∂(log p)[n, c] = -w[c]·g (÷ Σw for the mean) where c is sample n's target, 0 elsewhere",)
+
+    def vjp(self, m, g):
+        shape, index, coefficient = self.args
+        return (m.index_into_zeros(g * coefficient, shape, index),)
+
+
+def _class_index(op: str, input, target, ignore_index: int) -> tuple:
+    """Check class-index targets against an (N, C, ...) input; return the input
+    positions picked, (n, target[n], ...), and the mask of targets not ignored."""
+    if target._data.dtype.kind not in "iu":
+        raise TypeError(
+            f"{op}: class-index targets must be integers (agv.int64), got {target.dtype!r} target of shape "
+            f"{target.shape}; for class probabilities, pass a float target of the input's shape {input.shape}"
+        )
+    expected = () if input.ndim == 1 else input.shape[:1] + input.shape[2:]
+    if target.shape != expected:
+        hint = ""
+        if target.shape == expected + (1,):
+            hint = "; a column of labels can be flattened with target.reshape(-1)"
+        raise ValueError(
+            f"{op}: for input of shape {input.shape}, expected class-index target of shape {expected}, "
+            f"got {target.shape}{hint}"
+        )
+    classes = input.shape[0] if input.ndim == 1 else input.shape[1]
+    labels = target._data
+    kept = labels != ignore_index
+    bad = kept & ((labels < 0) | (labels >= classes))
+    if bad.any():
+        raise IndexError(
+            f"{op}: Target {labels[bad].flat[0]} is out of bounds: the input has {classes} classes, "
+            f"so class labels must be in [0, {classes - 1}]"
+        )
+    safe = np.where(kept, labels, 0)  # any valid class: an ignored target's weight is 0
+    if input.ndim == 1:
+        return (safe,), kept
+    grid = np.indices(labels.shape, sparse=True)
+    return (grid[0], safe, *grid[1:]), kept
+
+
+def _nll_loss(op: str, input, target, weight, ignore_index: int, reduction: str):
+    logp, target = operand(input), operand(target)
+    index, kept = _class_index(op, logp, target, ignore_index)
+    dtype = logp._data.dtype
+    w = kept.astype(dtype)  # each target's weight: 0 where ignored
+    if weight is not None:
+        w *= operand(weight)._data.astype(dtype)[index[0] if logp.ndim == 1 else index[1]]
+    losses = -logp._data[index] * w
+    if reduction == "none":
+        out, coefficient = losses, -w
+    elif reduction == "sum":
+        out, coefficient = losses.sum(), -w
+    elif reduction == "mean":  # a weighted mean: divide by the total weight of the targets kept
+        total = w.sum()
+        out, coefficient = losses.sum() / total, -w / total
+    else:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    out = np.asarray(out, dtype=dtype)
+    return NllLossBackward0.record(out, (logp,), args=(logp.shape, index, coefficient.astype(dtype)))
+
+
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+) -> Tensor:
+    """Negative log-likelihood: the input holds log-probabilities (N, C)."""
+    return _nll_loss("nll_loss", input, target, weight, ignore_index, reduction)
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+) -> Tensor:
+    """Softmax cross-entropy of raw scores (logits) of shape (N, C), or (N, C, d...).
+
+    The target holds class indices, shape (N,) (or (N, d...)), or class
+    probabilities of the input's shape.
+    """
+    x, target = operand(input), operand(target)
+    if x.ndim == 0:
+        raise ValueError("cross_entropy: expected an input of shape (N, C) or (C,), got a 0-d tensor")
+    class_dim = 0 if x.ndim == 1 else 1
+    logp = ops.log_softmax(x, class_dim)
+    if target._data.dtype.kind == "f" and target.shape == x.shape:  # class probabilities
+        weighted = target if weight is None else target * operand(weight).reshape((-1,) + (1,) * (x.ndim - 2))
+        return _reduce(-(logp * weighted).sum(class_dim), reduction)
+    return _nll_loss("cross_entropy", logp, target, weight, ignore_index, reduction)
+
+
+# binary_cross_entropy: -[y log p + (1 - y) log(1 - p)], for probabilities p -------------------------
+class BinaryCrossEntropyBackward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op = "binary_cross_entropy"
+    rules = ("∂ℓ/∂p = (p - y) / (p(1 - p))", "∂ℓ/∂y = log(1 - p) - log(p)")
+
+    def vjp(self, m, g, p, y):
+        gp = gy = None
+        if self.needs(0):
+            spread = p * (1 - p)
+            gp = g * (p - y) / m.where(spread > 1e-12, spread, 1e-12)  # PyTorch's floor, at p = 0 or 1
+        if self.needs(1):
+            gy = g * (m.log(1 - p) - m.log(p))
+        return gp, gy
+
+
+def binary_cross_entropy(
+    input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"
+) -> Tensor:
+    """Binary cross-entropy of probabilities p in [0, 1] against targets y."""
+    p, y = operand(input), operand(target)
+    _same_shape("binary_cross_entropy", p, y)
+    if y._data.dtype != p._data.dtype:
+        raise TypeError(
+            f"binary_cross_entropy: the target must be a float tensor like the input ({p.dtype!r}), "
+            f"got {y.dtype!r}; convert it with target.float()"
+        )
+    if np.any((p._data < 0) | (p._data > 1)):
+        raise RuntimeError(
+            "binary_cross_entropy: all elements of input should be between 0 and 1 (probabilities); "
+            "for raw scores use binary_cross_entropy_with_logits"
+        )
+    # log is floored at -100, as in PyTorch: p = 0 gives a large loss, not inf
+    log_p, log_q = np.maximum(np.log(p._data), -100), np.maximum(np.log1p(-p._data), -100)
+    loss = BinaryCrossEntropyBackward0.record(
+        -(y._data * log_p + (1 - y._data) * log_q), (p, y), saved=(p, y)
+    )
+    return _reduce(loss if weight is None else loss * weight, reduction)
+
+
+# binary_cross_entropy_with_logits: the same loss on p = σ(x), computed stably from x -----------------
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op = "binary_cross_entropy_with_logits"
+    rules = (
+        "∂ℓ/∂x = σ(x) - y (with pos_weight w: (1 + (w - 1)y)·σ(x) - w·y)",
+        "∂ℓ/∂y = -x (+ (w - 1)·softplus(-x))",
+    )
+
+    def vjp(self, m, g, x, y):
+        pos_weight = self.args
+        gx = gy = None
+        if self.needs(0):
+            sigma = 1 / (1 + m.exp(-x))
+            if pos_weight is None:
+                gx = g * (sigma - y)
+            else:
+                gx = g * ((1 + (pos_weight - 1) * y) * sigma - pos_weight * y)
+        if self.needs(1):
+            gy = -g * x
+            if pos_weight is not None:
+                size = x * m.sign(x)  # |x|
+                gy = gy + g * (pos_weight - 1) * ((size - x) / 2 + m.log(1 + m.exp(-size)))
+        return gx, gy
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """Binary cross-entropy of raw scores x, computed stably without forming σ(x).
+    pos_weight multiplies the loss of the positive targets (per class)."""
+    x, y = operand(input), operand(target)
+    _same_shape("binary_cross_entropy_with_logits", x, y)
+    if y._data.dtype != x._data.dtype:
+        raise TypeError(
+            f"binary_cross_entropy_with_logits: the target must be a float tensor like the input "
+            f"({x.dtype!r}), got {y.dtype!r}; convert it with target.float()"
+        )
+    a, t = x._data, y._data
+    # softplus(-x) = log(1 + e^-x) = max(-x, 0) + log(1 + e^-|x|): no overflow for any x
+    softplus = np.maximum(-a, 0) + np.log1p(np.exp(-np.abs(a)))
+    pw = None if pos_weight is None else operand(pos_weight)._data
+    log_weight = 1 if pw is None else 1 + (pw - 1) * t
+    loss = ((1 - t) * a + log_weight * softplus).astype(a.dtype, copy=False)
+    loss = BinaryCrossEntropyWithLogitsBackward0.record(loss, (x, y), saved=(x, y), args=pw)
+    return _reduce(loss if weight is None else loss * weight, reduction)
+
+
+# mse_loss: the mean of squared differences ----------------------------------------------------------
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """Mean squared error. Unlike PyTorch, which only warns, mismatched shapes are an error."""
+    x, y = operand(input), operand(target)
+    _same_shape("mse_loss", x, y)
+    return _reduce((x - y) ** 2, reduction)
