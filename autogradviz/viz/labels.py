@@ -35,6 +35,10 @@ def preview(array: np.ndarray | None, max_items: int = 6) -> str:
     array = np.asarray(array)
     if array.ndim == 0:
         return _number(array.item())
+    if array.ndim > 2 and array.size > max_items:
+        # an image batch printed in full would fill the picture: a few values, and the count
+        shown = preview(array.reshape(-1)[:4], max_items)
+        return f"{shown[:-1]}, …] ({array.size:,} values)"
     return np.array2string(
         array,
         precision=4,

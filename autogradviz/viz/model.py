@@ -153,16 +153,22 @@ def forward_model(roots: list[Tensor], names: Mapping | None, group: Callable | 
     for node in reversed(order):  # forward order: inputs before the ops that use them
         if type(node) is AccumulateGrad:
             leaf = node.variable
-            tensor_box(("leaf", id(leaf)), "param", leaf._data, leaf, None)
+            leaf_group = group(node) if group is not None else None
+            tensor_box(("leaf", id(leaf)), "param", leaf._data, leaf, None, leaf_group)
             continue
         group_name = group(node) if group is not None else None
         inputs = []
         for i, child in enumerate(node._next):
             if child is None:
                 value = node._consts[i] if node._consts is not None else None
-                if isinstance(value, np.ndarray):
+                if isinstance(value, np.ndarray):  # a constant joins the group of the op using it
                     const = _tensor_with_data(namer, value)
-                    inputs.append(tensor_box(("const", id(value)), "input", value, const, None))
+                    key = ("const", id(value))
+                    inputs.append(
+                        tensor_box(
+                            key, "input", value, const, None, None if const is not None else group_name
+                        )
+                    )
             elif type(child) is AccumulateGrad:
                 leaf = child.variable
                 inputs.append(tensor_box(("leaf", id(leaf)), "param", leaf._data, leaf, None))

@@ -107,6 +107,12 @@ def draw(
     if isinstance(highlight, (Tensor, Node)):  # one item: a tensor iterates over its rows
         highlight = [highlight]
     highlight = list(highlight) if highlight is not None else []
+    if group == "module":  # box each nn module's ops, named by its place in the model
+        from .modules import module_groups
+
+        group = module_groups(model._root_nodes(tensors)).get
+    elif group is not None and not callable(group):
+        raise ValueError(f'draw: group must be a function or "module", not {group!r}')
 
     views = []
     if kind in ("forward", "both"):
