@@ -81,6 +81,10 @@ class BackwardStepper(anywidget.AnyWidget):
             svg=_strip_xml_prolog(self._view.svg()), frames=self._frames(), position=0, quiz=quiz
         )
 
+    def __repr__(self) -> str:
+        # short and with no memory address: a notebook shows it as text/plain, and nbval compares it
+        return f"<autogradviz BackwardStepper: {self.last} steps, at position {self.position}>"
+
     # -- the headless API ---------------------------------------------------------
 
     @property
