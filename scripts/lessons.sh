@@ -7,4 +7,5 @@ cd "$(dirname "$0")/.."
 source scripts/venv.sh lessons
 extra=()
 if [ "$(id -u)" = "0" ]; then extra+=(--allow-root); fi
-exec .venv/bin/jupyter lab "${extra[@]}" notebooks/00_quick_tour.ipynb "$@"
+cd notebooks
+exec ../.venv/bin/jupyter lab "${extra[@]}" en/01_computation_graph.ipynb "$@"
