@@ -135,7 +135,7 @@ class ConvolutionBackward0(Node):
         "∂/∂b = Σ g over the batch and the pixels",
     )
 
-    def vjp(self, m, g, x, weight):
+    def vjp(self, m, g, x, weight, cols):
         if m is not numpy_math:
             raise NotImplementedError("double backward through conv2d is not supported")
         pads, stride, dilation, out_hw = self.args
@@ -144,8 +144,7 @@ class ConvolutionBackward0(Node):
         g = g.reshape(n, o, -1)
         gx = gw = gb = None
         padded_shape = (n, x.shape[1], x.shape[2] + pads[0] + pads[1], x.shape[3] + pads[2] + pads[3])
-        if self.needs(1):  # the columns are rebuilt from x: cheaper than keeping them
-            cols = _im2col(_pad(x, pads), kernel, stride, dilation, out_hw)
+        if self.needs(1):
             gw = np.tensordot(g, cols, axes=([0, 2], [0, 2])).reshape(weight.shape)
         if self.needs(0):
             cols_grad = np.matmul(weight.reshape(o, -1).T, g)
@@ -210,7 +209,9 @@ def conv2d(
         out += bias._data[:, None]
     out = out.reshape(n, w.shape[0], *out_hw)
     args = (pads, stride, dilation, out_hw)
-    return _unbatch(ConvolutionBackward0.record(out, (x, w, bias), saved=(x, w), args=args), unbatched)
+    # the columns are kept for the weight's gradient: building them is the costly part
+    node_saved = (x, w, cols)
+    return _unbatch(ConvolutionBackward0.record(out, (x, w, bias), saved=node_saved, args=args), unbatched)
 
 
 # pooling: the window options, checked once ----------------------------------------------------------
@@ -277,14 +278,17 @@ def max_pool2d(
     # scan the taps, keeping the largest value so far and which tap it came from
     out = None
     winner = np.zeros((x.shape[0], x.shape[1], *out_hw), dtype=np.min_scalar_type(kernel[0] * kernel[1]))
+    has_nan = bool(np.isnan(xp).any())  # checked once: NaN propagates, as in PyTorch
     for k, (i, j) in enumerate(product(range(kernel[0]), range(kernel[1]))):
         tap = xp[_tap(i, j, stride, dilation, out_hw)]
         if out is None:
             out = tap.copy()
             continue
-        better = (tap > out) | np.isnan(tap)  # the first maximum wins; NaN propagates, as in PyTorch
+        better = tap > out  # strictly: the first maximum wins
+        if has_nan:
+            better |= np.isnan(tap)
         np.copyto(out, tap, where=better)
-        winner[better] = k
+        np.copyto(winner, k, where=better)
     args = (xp.shape, pads, kernel, stride, dilation)
     result = _unbatch(MaxPool2DWithIndicesBackward0.record(out, (x,), saved=(winner,), args=args), unbatched)
     if not return_indices:
