@@ -28,7 +28,8 @@ class BackwardStep(NamedTuple):
 
     - `node`: the backward node (`MulBackward0`, `AccumulateGrad`, ...);
     - `grad`: the gradient that arrived at it ("upstream"), all paths summed;
-    - `sent`: what its `vjp` returned, one entry per input (None: no edge);
+    - `sent`: what its `vjp` returned, one entry per input; an entry whose input
+      has no edge in `node.next_functions` (it needs no grad) goes nowhere;
     - `reductions`: (input, shape before, shape after, axes) for each gradient
       the engine summed down because the forward op had broadcast;
     - `merges`: (input, before, new, after) where the receiving node already

@@ -148,8 +148,8 @@ class Tensor:
         self._grad = None
 
     def gradient(self):
-        """Paddle's spelling: the grad as a numpy array, or None."""
-        return None if self._grad is None else self._grad._data
+        """Paddle's spelling: a copy of the grad as a numpy array, or None."""
+        return None if self._grad is None else self._grad._data.copy()
 
     def clear_grad(self) -> None:
         """Paddle's spelling: set the accumulated grad to zeros."""

@@ -127,7 +127,6 @@ class TrainingMonitor(widgets.VBox):
     `with TrainingMonitor(...) as monitor:` calls finish() at the end.
     """
 
-
     def __repr__(self) -> str:
         # short and with no memory address: notebooks store it as text/plain, and nbval compares it
         return f"<autogradviz TrainingMonitor: step {self.step}>"

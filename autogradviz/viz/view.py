@@ -143,6 +143,8 @@ def draw(
         _side_by_side(graph, views)
     if legend:
         kinds = dot.LEGEND if kind != "backward" else dot.BACKWARD_LEGEND
+        if not show_saved:
+            kinds = tuple(k for k in kinds if k[0] != "saved")
         if kind == "both":
             kinds = dot.LEGEND + dot.BACKWARD_LEGEND[1:3]
         graph.attr(label=dot.legend_label(kinds), labelloc="b", labeljust="l")

@@ -53,7 +53,14 @@ def build(number: int, slug: str, cells: list[tuple], timeout: int = 120) -> lis
         path = folder / f"{number:02d}_{slug}.ipynb"
         # the default renderer, so stored SVGs are graphviz-pure's (the same on every machine)
         os.environ.pop("AUTOGRADVIZ_RENDERER", None)
-        NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False, resources={"metadata": {"path": str(folder)}}).execute()
+        NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name="python3",
+            allow_errors=False,
+            record_timing=False,  # timestamps would change every notebook on every rebuild
+            resources={"metadata": {"path": str(folder)}},
+        ).execute()
         nbformat.write(nb, path)
         paths.append(path)
     return paths
