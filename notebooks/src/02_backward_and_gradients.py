@@ -1,0 +1,601 @@
+"""Lesson 02: backward and gradients (issue 6).
+
+    cd notebooks/src && ../../.venv/bin/python 02_backward_and_gradients.py
+"""
+
+from lesson import build, code, md
+
+cells = [
+    md(
+        """
+# 02 · backward and gradients
+
+Lesson 01 built the computation graph. This lesson runs it backwards. You will see
+
+- `backward()` on a scalar, and why an output with several elements needs more than that;
+- what the `gradient=` argument means;
+- `retain_graph`, and the error you get when a graph has already been freed;
+- how gradients **accumulate** over several backward calls, and how `zero_()` clears them;
+- the `BackwardStepper`, which replays `backward()` one node at a time.
+""",
+        """
+# 02 · backward 与梯度
+
+第 01 课搭好了计算图，这一课让它反向跑起来。你将看到：
+
+- 对标量调用 `backward()`，以及为什么含有多个元素的输出光这样做还不够；
+- `gradient=` 参数的含义；
+- `retain_graph`，以及计算图已被释放后再反向传播会报什么错；
+- 梯度如何在多次 backward 调用之间**累加**，以及如何用 `zero_()` 清零；
+- `BackwardStepper`：一个节点一个节点地重放 `backward()`。
+""",
+    ),
+    code(
+        """
+import textwrap
+
+import autogradviz as agv
+
+agv.manual_seed(0)
+"""
+    ),
+    md(
+        """
+## Backward from a scalar
+
+Start with the simplest case: one number comes out. For $f(a) = a^2 + 2a$ the derivative is $2a + 2$, so
+at $a = 3$ it is 8. `f.backward()` computes exactly that and stores it in `a.grad`:
+""",
+        """
+## 从标量出发的反向传播
+
+先看最简单的情形：输出只有一个数。对 $f(a) = a^2 + 2a$，导数是 $2a + 2$，所以在 $a = 3$ 处等于 8。
+`f.backward()` 算的正是这个值，并把它存进 `a.grad`：
+""",
+    ),
+    code(
+        """
+a = agv.tensor(3.0, requires_grad=True)
+f = a**2 + 2 * a
+f.backward()
+print(f)
+print(a.grad)
+"""
+    ),
+    md(
+        """
+## Back to `y = w*x + b`
+
+Now the graph from lesson 01, with the same seed and so the same numbers. Note that `w.grad` is `None`,
+not zeros: a leaf has no gradient at all until a backward pass reaches it.
+""",
+        """
+## 回到 `y = w*x + b`
+
+现在回到第 01 课的计算图。随机种子相同，所以数值也和那时一样。注意 `w.grad` 是 `None` 而不是零：
+在反向传播到达之前，叶子根本没有梯度。
+""",
+    ),
+    code(
+        """
+x = agv.ones(2, 2)
+w = agv.rand(2, 2, requires_grad=True)
+b = agv.rand(2, 2, requires_grad=True)
+y = w * x + b
+print(y)
+print(w.grad)
+"""
+    ),
+    md(
+        """
+## A non-scalar output needs `gradient=`
+
+`y` holds four numbers. "The derivative of `y` with respect to `w`" would be a 4×4 table of partial
+derivatives (a Jacobian), and backward never builds such a table. What backward computes is the gradient
+of **one scalar** with respect to each leaf. A 2×2 output is not one scalar, so autogradviz, like PyTorch,
+refuses to guess:
+""",
+        """
+## 非标量输出需要 `gradient=`
+
+`y` 里有四个数。“`y` 对 `w` 的导数”将是一张 4×4 的偏导数表（雅可比矩阵），而 backward 从不构造这样的表。
+backward 计算的是**某一个标量**对每个叶子的梯度。2×2 的输出不是一个标量，所以 autogradviz 和 PyTorch 一样，
+拒绝替你猜：
+""",
+    ),
+    code(
+        """
+# NBVAL_RAISES_EXCEPTION
+y.backward()
+""",
+        "raises-exception",
+    ),
+    md(
+        """
+The fix is to say *which* scalar you mean. `y.backward(gradient=v)` computes the gradients of
+`(v * y).sum()`: every element of `y`, weighted by the matching element of `v`. So `v` must have the shape
+of `y`, and with weights of ones it is simply `y.sum()`.
+
+We also pass `retain_graph=True`; two sections below show why.
+""",
+        """
+解决办法是明确指出你要的是*哪个*标量。`y.backward(gradient=v)` 计算的是 `(v * y).sum()` 的梯度：
+`y` 的每个元素都乘上 `v` 中对应位置的权重。因此 `v` 必须与 `y` 形状相同；权重全为 1 时，它就等于 `y.sum()`。
+
+这里还传入了 `retain_graph=True`，原因在下面第二节揭晓。
+""",
+    ),
+    code(
+        """
+weights = agv.ones(2, 2)
+y.backward(weights, retain_graph=True)
+print(w.grad)
+print(b.grad)
+"""
+    ),
+    md(
+        """
+Why ones? Each $y_{ij} = w_{ij} x_{ij} + b_{ij}$, so $\\partial\\,\\mathrm{sum}(y) / \\partial w_{ij} = x_{ij} = 1$ and
+$\\partial\\,\\mathrm{sum}(y) / \\partial b_{ij} = 1$.
+
+Other weights give other gradients. To check the claim above without touching `.grad`, use `agv.grad`
+(PyTorch's `torch.autograd.grad`): it *returns* the gradients instead of adding them to `.grad`. Weighting
+`y` through `grad_outputs=` gives the same result as weighting it by hand and summing:
+""",
+        """
+为什么全是 1？因为 $y_{ij} = w_{ij} x_{ij} + b_{ij}$，所以 $\\partial\\,\\mathrm{sum}(y) / \\partial w_{ij} = x_{ij} = 1$，
+$\\partial\\,\\mathrm{sum}(y) / \\partial b_{ij} = 1$。
+
+换一组权重，就会得到另一组梯度。为了在不改动 `.grad` 的前提下验证上面的说法，我们用 `agv.grad`（对应 PyTorch 的
+`torch.autograd.grad`）：它把梯度*返回*给你，而不是累加进 `.grad`。通过 `grad_outputs=` 给 `y` 加权，
+与手动加权再求和，结果完全相同：
+""",
+    ),
+    code(
+        """
+v = agv.tensor([[1.0, 0.0], [0.0, 2.0]])
+(by_gradient,) = agv.grad(y, w, grad_outputs=v, retain_graph=True)
+(by_hand,) = agv.grad((v * y).sum(), w, retain_graph=True)
+print(by_gradient)
+print(by_hand)
+print(w.grad)  # unchanged
+"""
+    ),
+    md(
+        """
+## Gradients accumulate
+
+Call backward again, on the same graph with the same weights. `w.grad` is not replaced: the new gradient
+is **added** to it. A third call adds once more.
+""",
+        """
+## 梯度会累加
+
+在同一张图上、用同样的权重再调用一次 backward。`w.grad` 不会被替换，新梯度会**加**到原有的值上。
+第三次调用时，又会再加一次。
+""",
+    ),
+    code(
+        """
+y.backward(weights, retain_graph=True)
+print(w.grad)
+y.backward(weights, retain_graph=True)
+print(w.grad)
+"""
+    ),
+    md(
+        """
+This is deliberate. When a tensor is used in several places, or when you want the gradients of several
+small batches added up before one update, adding is exactly right. The price is that a training loop must
+clear the gradients before every new backward pass; otherwise each update uses the sum of *all* the
+gradients so far.
+
+`zero_()` clears a tensor in place (a trailing underscore marks an in-place method) and returns it:
+""",
+        """
+这是有意为之的。当一个张量在多处被使用，或者你想先把几个小批次的梯度加起来再做一次更新时，累加恰恰是正确的行为。
+代价是：训练循环在每次新的反向传播之前都必须把梯度清零，否则每次更新用到的都是*迄今为止所有*梯度之和。
+
+`zero_()` 原地把张量清零（方法名末尾的下划线表示原地操作），并返回这个张量：
+""",
+    ),
+    code(
+        """
+w.grad.zero_()
+"""
+    ),
+    md(
+        """
+Zeroing `w.grad` leaves `b.grad` alone: it still holds three backward calls. Every parameter has to be
+cleared.
+""",
+        """
+清零 `w.grad` 并不会影响 `b.grad`：它仍然保存着三次 backward 的累加结果。每个参数都需要分别清零。
+""",
+    ),
+    code(
+        """
+print(w.grad)
+print(b.grad)
+"""
+    ),
+    md(
+        """
+In real training you rarely call `zero_()` yourself: an optimizer's `zero_grad()` clears every parameter
+it manages, and its `step()` applies the update (lesson 07 trains with one). The point here is to see what
+happens underneath, which is also why forgetting `zero_grad()` quietly makes training go wrong.
+""",
+        """
+在实际训练中，你很少亲自调用 `zero_()`：优化器的 `zero_grad()` 会清零它管理的所有参数，`step()` 则负责更新参数
+（第 07 课会用优化器来训练）。这里的目的是看清底层发生了什么——这也解释了为什么忘记调用 `zero_grad()`
+会让训练悄无声息地出错。
+""",
+    ),
+    md(
+        """
+## `retain_graph`: backward frees the graph
+
+Every call above passed `retain_graph=True`. Without it, backward frees what the graph saved for the
+backward pass (here `MulBackward0` saved `x`, which it needs for `w`'s gradient) as soon as it is done with
+it. That saves memory, and it is normally what you want: one forward pass, one backward pass. But a
+second backward through the same graph then has nothing to work with:
+""",
+        """
+## `retain_graph`：backward 会释放计算图
+
+上面的每次调用都传了 `retain_graph=True`。如果不传，backward 一用完计算图为反向传播保存的数据就会把它们释放掉
+（这里 `MulBackward0` 保存了 `x`，计算 `w` 的梯度时要用到它）。这样可以节省内存，而且通常正合你意：
+一次前向，一次反向。但此后再沿同一张图做第二次反向传播，就无从下手了：
+""",
+    ),
+    code(
+        """
+b.grad.zero_()
+y.backward(weights)  # no retain_graph: the graph is freed afterwards
+print(w.grad)
+try:
+    y.backward(weights)
+except RuntimeError as error:
+    print(textwrap.fill(f"RuntimeError: {error}", 100))
+"""
+    ),
+    md(
+        """
+Two ways out: pass `retain_graph=True` to every backward call except the last one on that graph, or
+simply run the forward pass again, which builds a fresh graph. (The fresh backward adds to `w.grad`
+again: it was not zeroed.)
+""",
+        """
+有两种办法：对同一张图，除最后一次之外的每次 backward 调用都传入 `retain_graph=True`；或者干脆重新执行一遍前向计算，
+它会构建一张新图。（新的一次反向传播又会累加到 `w.grad` 上，因为我们没有清零。）
+""",
+    ),
+    code(
+        """
+y = w * x + b
+y.backward(weights)
+print(w.grad)
+"""
+    ),
+    md(
+        """
+## Watching backward, one node at a time
+
+`agv.BackwardStepper` replays the very walk that `backward()` takes and lets you step through it. Give it
+a scalar root, here `y.sum()`, which has the same gradients as `y.backward(agv.ones(2, 2))`. This time
+`x` is not all ones, so you can see that the gradient reaching `w` is `x`.
+
+Put the stepper last in a cell to get the widget: **Next**, **Back**, **Play**, a slider and **Run to end**.
+Each node is marked *done*, *current*, *waiting* (some of its gradient has arrived, not all of it) or not
+yet touched, and the panel explains the current node: the gradient arriving, each local derivative, and
+`upstream × local` for every input. Stepping never writes `.grad`, so you can go back and forth freely.
+""",
+        """
+## 逐个节点地观察 backward
+
+`agv.BackwardStepper` 会重放 `backward()` 实际走过的路径，让你一步一步地查看。给它一个标量根节点，这里用
+`y.sum()`，它的梯度与 `y.backward(agv.ones(2, 2))` 相同。这次 `x` 不再全是 1，你能清楚地看到到达 `w` 的梯度正是 `x`。
+
+把 stepper 放在单元格的最后一行，就会显示交互控件：**Next**、**Back**、**Play**、一个滑块以及 **Run to end**。
+每个节点会被标记为*已完成*（done）、*当前*（current）、*等待中*（waiting，部分梯度已到达，但尚未到齐）或尚未触及；
+面板会解释当前节点：到达的梯度、各个局部导数，以及每个输入得到的 `upstream × local`。
+单步执行从不写入 `.grad`，所以你可以随意前进后退。
+""",
+    ),
+    code(
+        """
+x = agv.tensor([[1.0, 2.0], [3.0, 4.0]])
+w = agv.rand(2, 2, requires_grad=True)
+b = agv.rand(2, 2, requires_grad=True)
+y = w * x + b
+stepper = agv.BackwardStepper(y.sum(), names=locals())
+stepper
+"""
+    ),
+    md(
+        """
+### The same, without a browser
+
+The stepper also works from plain Python. `stepper.steps` lists the nodes in the order the engine runs
+them, each with the gradient it receives and where it sends its results (the unnamed product `w*x` is
+called after the node that reverses it, `MulBackward0`):
+""",
+        """
+### 不用浏览器也能做
+
+stepper 也可以直接在 Python 里使用。`stepper.steps` 按引擎的执行顺序列出各个节点、每个节点收到的梯度，
+以及它把结果发往何处（没有名字的乘积 `w*x` 用反转它的节点 `MulBackward0` 来称呼）：
+""",
+    ),
+    code(
+        """
+leaf_names = {id(w): "w", id(b): "b"}
+for step in stepper.steps:
+    if step.leaf is not None:
+        print(step.index, step.name, "for", leaf_names[id(step.leaf)], "receives", step.upstream.tolist())
+    else:
+        sends_to = ", ".join(sent.target_name for sent in step.sent)
+        print(step.index, step.name, "receives", step.upstream.tolist(), "and sends to", sends_to)
+"""
+    ),
+    md(
+        """
+`goto(k)` moves to position `k`, meaning that the first `k` steps have run, and `state()` maps each tensor
+to its gradient so far. At position 2, `SumBackward0` and `AddBackward0` have run: the gradient for `b` is
+on its way, but its `AccumulateGrad` has not run yet, so nothing has been written for `b` or `w`.
+""",
+        """
+`goto(k)` 跳到位置 `k`，表示前 `k` 步已经执行完毕；`state()` 给出每个张量到目前为止的梯度。在位置 2，
+`SumBackward0` 和 `AddBackward0` 已经执行：`b` 的梯度正在路上，但它的 `AccumulateGrad` 还没执行，
+所以 `b` 和 `w` 都还没有写入任何东西。
+""",
+    ),
+    code(
+        """
+def show_state(stepper):
+    state = stepper.state()
+    for name, tensor in [("y", y), ("b", b), ("w", w)]:
+        grad = state[tensor]
+        print(f"  {name}: {None if grad is None else grad.tolist()}")
+
+
+stepper.goto(2)
+print(stepper.frames[stepper.position]["title"])
+show_state(stepper)
+"""
+    ),
+    md(
+        """
+Two steps later, `MulBackward0` has just run. The frame's picture and panel can be shown without the
+widget too. In the picture, green outlines are done, the red one is current, the dashed orange one is
+waiting (here `w`: its gradient has been sent but not yet written) and faded boxes are untouched (`x`, which
+needs no gradient). The panel spells out `upstream × local`: the local derivative of `w*x` with respect to
+`w` is `x`.
+""",
+        """
+再往后走两步，`MulBackward0` 刚刚执行完。这一帧的图和说明面板也可以不借助控件直接显示。图中绿色边框表示已完成，
+红色边框表示当前节点，橙色虚线边框表示等待中（这里是 `w`：梯度已经发出，但还没有写入），颜色变淡的方框表示尚未触及
+（即不需要梯度的 `x`）。面板写出了 `upstream × local`：`w*x` 对 `w` 的局部导数正是 `x`。
+""",
+    ),
+    code(
+        """
+from IPython.display import HTML, SVG, display
+
+stepper.goto(4)
+print(stepper.frames[stepper.position]["title"])
+display(SVG(stepper.frame_svg()), HTML(stepper.frames[stepper.position]["panel"]))
+"""
+    ),
+    md(
+        """
+At the end every gradient is known, yet `w.grad` is still `None`: stepping only looks. `apply()` runs the
+real `backward()` once and writes the gradients.
+""",
+        """
+走到最后，所有梯度都已确定，但 `w.grad` 仍然是 `None`：单步执行只是“看”。`apply()` 会真正运行一次 `backward()`，
+把梯度写进去。
+""",
+    ),
+    code(
+        """
+stepper.run_to_end()
+show_state(stepper)
+print("w.grad before apply():", w.grad)
+stepper.apply()
+print(w.grad)
+"""
+    ),
+    md(
+        """
+## What to remember
+
+- `backward()` differentiates one scalar. For a non-scalar output, pass `gradient=` (weights of the
+  output's shape) or reduce the output first, for example with `.sum()`.
+- Gradients accumulate in `.grad` across backward calls; clear them with `zero_()` (or an optimizer's
+  `zero_grad()`) before each new pass.
+- Backward frees the graph's saved values; pass `retain_graph=True` if you must go through the same graph
+  again.
+""",
+        """
+## 要点回顾
+
+- `backward()` 求的是某一个标量的导数。对非标量输出，要么传入 `gradient=`（与输出同形状的权重），
+  要么先把输出归约成标量，例如用 `.sum()`。
+- 梯度会在多次 backward 调用之间累加到 `.grad` 中；每次新的反向传播之前，要用 `zero_()`（或优化器的 `zero_grad()`）清零。
+- backward 会释放计算图保存的数据；如果必须再次沿同一张图反向传播，请传入 `retain_graph=True`。
+""",
+    ),
+    md(
+        """
+## Exercises
+
+Each exercise has a cell for your answer, followed by a cell that checks it.
+
+**Exercise 1. Weights by hand.** For `y = w * x + b` with `x = [[1., 2.], [3., 4.]]` and the weights
+`v = [[1., 0.], [0., 2.]]`, work out on paper what `y.backward(v)` writes into `w.grad` and into `b.grad`.
+Store your answers as nested lists `w_grad_by_hand` and `b_grad_by_hand`. (Hint: it is the gradient of
+`(v * y).sum()`.)
+""",
+        """
+## 练习
+
+每道练习都有一个写答案的单元格，后面跟着一个检查答案的单元格。
+
+**练习 1：手算加权梯度。** 对 `y = w * x + b`，取 `x = [[1., 2.], [3., 4.]]`、权重 `v = [[1., 0.], [0., 2.]]`，
+在纸上算出 `y.backward(v)` 会往 `w.grad` 和 `b.grad` 里写入什么。把答案分别存为嵌套列表 `w_grad_by_hand`
+和 `b_grad_by_hand`。（提示：它就是 `(v * y).sum()` 的梯度。）
+""",
+    ),
+    code(
+        """
+# d/dw of sum(v * (w*x + b)) is v * x, elementwise; d/db is v
+w_grad_by_hand = [[1.0, 0.0], [0.0, 8.0]]
+b_grad_by_hand = [[1.0, 0.0], [0.0, 2.0]]
+""",
+        "solution",
+    ),
+    code(
+        """
+x1 = agv.tensor([[1.0, 2.0], [3.0, 4.0]])
+w1 = agv.rand(2, 2, requires_grad=True)
+b1 = agv.rand(2, 2, requires_grad=True)
+(w1 * x1 + b1).backward(agv.tensor([[1.0, 0.0], [0.0, 2.0]]))
+assert agv.allclose(w1.grad, agv.tensor(w_grad_by_hand)), (
+    f"w.grad is {w1.grad.tolist()}, you said {w_grad_by_hand}"
+)
+assert agv.allclose(b1.grad, agv.tensor(b_grad_by_hand)), (
+    f"b.grad is {b1.grad.tolist()}, you said {b_grad_by_hand}"
+)
+print("Right: w.grad =", w1.grad.tolist(), " b.grad =", b1.grad.tolist())
+"""
+    ),
+    md(
+        """
+**Exercise 2. Predict the accumulation.** Without running it, predict what `c.grad` holds at the two
+marked points:
+
+```python
+c = agv.tensor([1.0, 2.0], requires_grad=True)
+f = (c * c).sum()
+f.backward(retain_graph=True)
+f.backward(retain_graph=True)
+# (A) c.grad here?
+c.grad.zero_()
+f.backward()
+# (B) c.grad here?
+```
+
+Store your predictions as lists: `at_a` for (A) and `at_b` for (B).
+""",
+        """
+**练习 2：预测累加结果。** 不要运行下面的代码，预测 `c.grad` 在两个标记处的值：
+
+```python
+c = agv.tensor([1.0, 2.0], requires_grad=True)
+f = (c * c).sum()
+f.backward(retain_graph=True)
+f.backward(retain_graph=True)
+# (A) 此处 c.grad 是多少？
+c.grad.zero_()
+f.backward()
+# (B) 此处 c.grad 是多少？
+```
+
+把预测结果存为列表：(A) 处存为 `at_a`，(B) 处存为 `at_b`。
+""",
+    ),
+    code(
+        """
+# each backward adds d(sum(c*c))/dc = 2c = [2, 4]
+at_a = [4.0, 8.0]  # two backward calls
+at_b = [2.0, 4.0]  # zeroed, then one more
+""",
+        "solution",
+    ),
+    code(
+        """
+c = agv.tensor([1.0, 2.0], requires_grad=True)
+f = (c * c).sum()
+f.backward(retain_graph=True)
+f.backward(retain_graph=True)
+assert agv.allclose(c.grad, agv.tensor(at_a)), f"at (A) c.grad is {c.grad.tolist()}, you predicted {at_a}"
+c.grad.zero_()
+f.backward()
+assert agv.allclose(c.grad, agv.tensor(at_b)), f"at (B) c.grad is {c.grad.tolist()}, you predicted {at_b}"
+print("Right: (A)", at_a, " (B)", at_b)
+"""
+    ),
+    md(
+        """
+**Exercise 3. Beat the stepper's quiz.** The stepper can grade predictions: `stepper.check(answer)` says
+whether `answer` is what the *next* step sends to its inputs. Take
+
+```python
+x3 = agv.tensor([[1.0, 2.0], [3.0, 4.0]])
+w3 = agv.rand(2, 2, requires_grad=True)
+b3 = agv.rand(2, 2, requires_grad=True)
+out = (w3 * x3 - b3).mean()
+```
+
+Its walk runs `MeanBackward0`, `SubBackward0`, `MulBackward0` (and two `AccumulateGrad` nodes, which send
+nothing). Fill in a dict `predictions` mapping each of those three names to what that node sends, as nested
+lists:
+
+- `MeanBackward0` sends one 2×2 gradient, to the subtraction;
+- `SubBackward0` sends two: a list of [what goes to `w3 * x3`, what goes to `b3`];
+- `MulBackward0` sends one, to `w3` (`x3` needs no gradient).
+
+The check cell builds the stepper and asks it to grade your predictions at every step.
+""",
+        """
+**练习 3：挑战 stepper 的小测验。** stepper 可以给预测打分：`stepper.check(answer)` 会告诉你，`answer`
+是否正是*下一步*要发送给各个输入的梯度。考虑
+
+```python
+x3 = agv.tensor([[1.0, 2.0], [3.0, 4.0]])
+w3 = agv.rand(2, 2, requires_grad=True)
+b3 = agv.rand(2, 2, requires_grad=True)
+out = (w3 * x3 - b3).mean()
+```
+
+它的反向遍历依次执行 `MeanBackward0`、`SubBackward0`、`MulBackward0`（另有两个 `AccumulateGrad` 节点，它们不向外发送梯度）。
+请写出一个字典 `predictions`，把这三个节点名分别映射到该节点发出的梯度（用嵌套列表表示）：
+
+- `MeanBackward0` 发出一个 2×2 梯度，送往减法；
+- `SubBackward0` 发出两个：一个列表 [送往 `w3 * x3` 的梯度, 送往 `b3` 的梯度]；
+- `MulBackward0` 发出一个，送往 `w3`（`x3` 不需要梯度）。
+
+检查单元格会构建 stepper，并让它在每一步给你的预测打分。
+""",
+    ),
+    code(
+        """
+quarter = [[0.25, 0.25], [0.25, 0.25]]  # mean over 4 elements: each gets 1/4
+predictions = {
+    "MeanBackward0": quarter,
+    "SubBackward0": [quarter, [[-0.25, -0.25], [-0.25, -0.25]]],  # d(a-b)/db = -1
+    "MulBackward0": [[0.25, 0.5], [0.75, 1.0]],  # upstream * x3
+}
+""",
+        "solution",
+    ),
+    code(
+        """
+x3 = agv.tensor([[1.0, 2.0], [3.0, 4.0]])
+w3 = agv.rand(2, 2, requires_grad=True)
+b3 = agv.rand(2, 2, requires_grad=True)
+quiz = agv.BackwardStepper((w3 * x3 - b3).mean(), names={"x3": x3, "w3": w3, "b3": b3})
+for step in quiz.steps:
+    if step.name != "AccumulateGrad":
+        right, hint = quiz.check(predictions[step.name])
+        assert right, f"{step.name}: not quite. {hint}"
+    quiz.next()
+print("Right at every step:", [step.name for step in quiz.steps])
+"""
+    ),
+]
+
+if __name__ == "__main__":
+    for path in build(2, "backward_and_gradients", cells):
+        print("wrote", path)

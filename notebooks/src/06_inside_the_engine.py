@@ -1,0 +1,706 @@
+"""Lesson 06: inside the engine. Builds notebooks/en/06_inside_the_engine.ipynb and
+notebooks/zh/06_inside_the_engine.ipynb (run from notebooks/src):
+
+    ../../.venv/bin/python 06_inside_the_engine.py
+"""
+
+from lesson import build, code, md
+
+cells = [
+    md(
+        """
+# 06 Inside the engine
+
+So far we have called `backward()` and read `.grad`. This lesson opens the engine up:
+
+- the **backward graph** that the forward pass records, node by node;
+- what a backward node takes in and gives out, and how nodes are linked (`next_functions`,
+  which Paddle's documentation calls the "grad pending ops");
+- `AccumulateGrad`, the node where a leaf's gradient lands;
+- the **order** in which the engine runs the nodes;
+- what happens when paths meet (fan-out) and when broadcasting must be undone;
+- the `BackwardStepper` widget, which replays the engine's walk one node at a time, and its quiz mode.
+""",
+        """
+# 06 深入引擎内部
+
+到目前为止，我们只是调用 `backward()`，再去读 `.grad`。这一课把引擎拆开来看：
+
+- 前向计算时一个节点一个节点记录下来的**反向图**；
+- 一个反向节点接收什么、输出什么，节点之间又是怎样连起来的（`next_functions`，
+  Paddle 文档里叫作 “grad pending ops”）；
+- `AccumulateGrad`：叶子张量的梯度最终落到这里；
+- 引擎运行各个节点的**顺序**；
+- 多条路径汇合（扇出）时、以及需要撤销广播时会发生什么；
+- `BackwardStepper` 小部件：它一步一个节点地重放引擎的遍历过程，还带有测验模式。
+""",
+    ),
+    code(
+        """
+import warnings
+
+import numpy as np
+
+import autogradviz as agv
+
+agv.manual_seed(0)
+"""
+    ),
+    md(
+        """
+## One multiplication, two graphs
+
+While the forward pass computes `c = a * b`, autograd also writes down how to reverse it: a
+**backward node**, stored as `c.grad_fn`. Here `a` asks for a gradient (Paddle's spelling:
+`stop_gradient=False`) and `b` does not (the default for a tensor you create yourself).
+""",
+        """
+## 一次乘法，两张图
+
+前向计算 `c = a * b` 的同时，autograd 还记下了如何把这一步“倒回去”：一个**反向节点**，
+保存在 `c.grad_fn` 里。这里 `a` 需要梯度（用 Paddle 的写法是 `stop_gradient=False`），
+而 `b` 不需要（自己创建的张量默认如此）。
+""",
+    ),
+    code(
+        """
+a = agv.to_tensor(2.0, stop_gradient=False)
+b = agv.to_tensor(5.0)  # stop_gradient=True, the default for tensors you create
+c = a * b
+print("c.grad_fn:         ", c.grad_fn)
+print("next_functions:    ", c.grad_fn.next_functions)
+print("saved for backward:", c.grad_fn.saved_tensors)
+print("local derivatives: ", c.grad_fn.rules)
+"""
+    ),
+    md(
+        """
+`next_functions` has one entry per input of the forward op, each a pair `(node, 0)`:
+
+- for `a`, an `AccumulateGrad` node (more on it below): the gradient of `a` must go there;
+- for `b`, `None`: no edge at all, because nobody wants `b`'s gradient.
+
+These edges are what Paddle calls the **grad pending ops** of a backward op: the ops that run
+after it and are waiting for what it sends. Note that the node **saved both** `a` and `b`,
+although `b` gets no gradient: the derivative with respect to `a` *is* `b`, so `b`'s value is
+needed.
+
+`agv.draw(..., kind="backward")` draws the backward nodes; `show_saved=True` adds what each one
+saved (dashed, orange). Backward starts at the green output and flows to the right.
+""",
+        """
+`next_functions` 为前向运算的每个输入各给出一项，每项是一个二元组 `(node, 0)`：
+
+- 对 `a`，是一个 `AccumulateGrad` 节点（下文细讲）：`a` 的梯度要送到那里；
+- 对 `b`，是 `None`：根本没有这条边，因为没有人需要 `b` 的梯度。
+
+这些边就是 Paddle 所说的反向算子的 **grad pending ops**：在它之后运行、正等着它把梯度传过来的那些算子。
+注意，这个节点把 `a` 和 `b` **都保存了下来**，尽管 `b` 并不会得到梯度：对 `a` 的导数*正是* `b`，
+所以必须记住 `b` 的值。
+
+`agv.draw(..., kind="backward")` 画出反向节点；`show_saved=True` 再把每个节点保存的值画出来
+（橙色虚线框）。反向传播从绿色的输出开始，向右流动。
+""",
+    ),
+    code(
+        """
+agv.draw(c, names=locals(), kind="backward", show_saved=True)
+"""
+    ),
+    md(
+        """
+### What a backward op takes in and gives out
+
+Paddle describes the backward op of a multiplication like a function:
+
+- its **inputs** are the forward inputs (`a` and `b`, the saved values) plus the gradient of the
+  forward output (`∂c/∂c = 1`, since backward starts at `c`);
+- its **outputs** are the gradients of the forward inputs: `1 × b = 5` for `a`, and `None` for
+  `b`, whose `stop_gradient` is True.
+
+`agv.backward_steps` is the engine's own walk, one node at a time: `backward()` consumes exactly
+this sequence. With `accumulate=False` it writes no `.grad`, so we can watch first:
+""",
+        """
+### 反向算子接收什么、输出什么
+
+Paddle 把乘法的反向算子描述成一个函数：
+
+- 它的**输入**是前向的输入（`a` 和 `b`，即保存下来的值），再加上前向输出的梯度
+  （`∂c/∂c = 1`，因为反向传播从 `c` 开始）；
+- 它的**输出**是前向各输入的梯度：给 `a` 的是 `1 × b = 5`，给 `b` 的是 `None`，
+  因为 `b` 的 `stop_gradient` 为 True。
+
+`agv.backward_steps` 就是引擎自己的遍历，一次一个节点：`backward()` 消费的正是这个序列。
+加上 `accumulate=False` 它不会写入任何 `.grad`，所以我们可以先观察：
+""",
+    ),
+    code(
+        """
+for step in agv.backward_steps([c], [agv.ones_like(c)], retain_graph=True, accumulate=False):
+    if step.leaf is None:
+        edges = [fn for fn, _ in step.node.next_functions]
+        # what actually leaves the node: nothing goes down an edge that is not there
+        sent = [None if fn is None else float(g) for fn, g in zip(edges, step.sent)]
+        saved = [float(t) for t in step.node.saved_tensors]
+        print(f"{step.node.name()}: saved {saved}, upstream {float(step.grad)} -> sends {sent}")
+    else:
+        print(f"{step.node.name()}: receives {float(step.grad)}, the gradient of the leaf a:", step.leaf is a)
+"""
+    ),
+    md(
+        """
+The real `backward()` runs the same walk and then writes the gradients: `a.grad` is 5, and
+`b.grad` stays `None`.
+""",
+        """
+真正的 `backward()` 走的是同一条路线，走完后再写入梯度：`a.grad` 是 5，`b.grad` 仍然是 `None`。
+""",
+    ),
+    code(
+        """
+c.backward()
+print("a.grad:", a.grad, "  b.grad:", b.grad)
+"""
+    ),
+    md(
+        """
+## AccumulateGrad: where a leaf's gradient lands
+
+`a` is a leaf: no op made it, so `a.grad_fn` is None. The edge that leads to it ends at an
+**`AccumulateGrad`** node, which holds the leaf and does one thing: it adds the gradient that
+arrives into `leaf.grad` (creating `.grad` the first time). That is why gradients accumulate over
+repeated `backward()` calls. It has no `next_functions`: the walk ends there.
+""",
+        """
+## AccumulateGrad：叶子梯度的落脚点
+
+`a` 是叶子：它不是由任何运算产生的，所以 `a.grad_fn` 是 None。通向它的那条边终止于一个
+**`AccumulateGrad`** 节点。这个节点持有该叶子，只做一件事：把到达的梯度累加进 `leaf.grad`
+（第一次时创建 `.grad`）。这正是多次调用 `backward()` 时梯度会累加的原因。它没有
+`next_functions`：遍历到这里就结束了。
+""",
+    ),
+    code(
+        """
+acc = c.grad_fn.next_functions[0][0]
+print(acc, "holds a:", acc.variable is a)
+print("rule:", acc.rules, "  next_functions:", acc.next_functions)
+print("a.grad_fn:", a.grad_fn, "  a.is_leaf:", a.is_leaf)
+"""
+    ),
+    md(
+        """
+## A chain: e = (a · b) · d
+
+Now every input asks for a gradient: `a = 2`, `b = 5`, `d = 4`, then `c = a * b` and
+`e = c * d`. Starting at `e.grad_fn` and following `next_functions` reaches every node. Paddle
+keeps the gradient of an intermediate tensor such as `c` by itself; PyTorch and autogradviz keep
+it only if you call `c.retain_grad()` before backward.
+""",
+        """
+## 一条链：e = (a · b) · d
+
+这次每个输入都需要梯度：`a = 2`、`b = 5`、`d = 4`，然后 `c = a * b`、`e = c * d`。
+从 `e.grad_fn` 出发，沿着 `next_functions` 就能到达每一个节点。像 `c` 这样的中间张量，
+Paddle 会自动保留它的梯度；PyTorch 和 autogradviz 则只有在反向传播之前调用了
+`c.retain_grad()` 才会保留。
+""",
+    ),
+    code(
+        """
+a = agv.to_tensor(2.0, stop_gradient=False)
+b = agv.to_tensor(5.0, stop_gradient=False)
+d = agv.to_tensor(4.0, stop_gradient=False)
+c = a * b
+c.retain_grad()  # keep the gradient of this intermediate tensor (Paddle would keep it anyway)
+e = c * d
+print("e.grad_fn:", e.grad_fn, "->", e.grad_fn.next_functions)
+print("c.grad_fn:", c.grad_fn, "->", c.grad_fn.next_functions)
+"""
+    ),
+    code(
+        """
+agv.draw(e, names=locals(), kind="backward")
+"""
+    ),
+    md(
+        """
+## Topological order
+
+A node may run only once **all** the gradient it will ever receive has arrived; otherwise it
+would pass on a partial sum. An order in which every node comes after all the nodes that send it
+gradient is a **topological order** of the graph. `agv.topological_order` returns the one that
+`backward()` follows. To read it, we label each node with the tensor it belongs to.
+""",
+        """
+## 拓扑顺序
+
+一个节点只有在它将要收到的**全部**梯度都到齐之后才能运行，否则它传下去的只是部分和。
+如果一个顺序能保证每个节点都排在所有给它送梯度的节点之后，它就是这张图的一个**拓扑顺序**。
+`agv.topological_order` 返回 `backward()` 实际采用的那个顺序。为了便于阅读，
+我们给每个节点标上它所属的张量。
+""",
+    ),
+    code(
+        """
+owners = {"a": a, "b": b, "c": c, "d": d, "e": e}
+
+
+def label(node):
+    \"\"\"A backward node, named after its tensor: "MulBackward0 (e)" is the node that made e.\"\"\"
+    for name, t in owners.items():
+        if node is t.grad_fn or (isinstance(node, agv.AccumulateGrad) and node.variable is t):
+            return f"{node.name()} ({name})"
+    return node.name()
+
+
+for k, node in enumerate(agv.topological_order([e.grad_fn])):
+    print(k, label(node))
+"""
+    ),
+    md(
+        """
+`AccumulateGrad (d)` could run right after `e`'s node, but `c`'s node had to wait for `e`'s
+node, which is the only one sending it gradient. `backward_steps` shows the numbers: what each
+node received (upstream) and what it sent to each input (upstream × local derivative). To `c`
+goes `1 × d = 4` and to `d` goes `1 × c = 10`; then `c`'s node sends `4 × b = 20` to `a` and
+`4 × a = 8` to `b`.
+""",
+        """
+`AccumulateGrad (d)` 在 `e` 的节点之后就可以运行；而 `c` 的节点必须等 `e` 的节点运行完，
+因为只有后者给它送梯度。`backward_steps` 给出了具体数字：每个节点收到了什么（上游梯度），
+又给每个输入送去了什么（上游梯度 × 局部导数）。送给 `c` 的是 `1 × d = 4`，送给 `d` 的是
+`1 × c = 10`；接着 `c` 的节点把 `4 × b = 20` 送给 `a`，把 `4 × a = 8` 送给 `b`。
+""",
+    ),
+    code(
+        """
+for step in agv.backward_steps([e], [agv.ones_like(e)], retain_graph=True, accumulate=False):
+    sent = [float(g) for g in step.sent]
+    print(f"{step.index}: {label(step.node):20s} upstream {float(step.grad):5.1f}   sends {sent}")
+"""
+    ),
+    md(
+        """
+## The stepper
+
+`agv.BackwardStepper` replays that same walk as a widget: Reset, Back, Next, Play and a slider;
+the current node is highlighted, finished nodes are marked done, and nodes that have received some
+but not all of their gradient are marked waiting. A panel explains the current node
+(`upstream × local = sent`) and a table lists every tensor's gradient so far. Stepping never writes
+`.grad`, so going back and forth is safe. First, on `c = a * b` alone:
+""",
+        """
+## 逐步演示器（stepper）
+
+`agv.BackwardStepper` 把同样的遍历过程做成一个小部件来重放：有重置、后退、前进、播放按钮和一个滑块；
+当前节点会高亮，已完成的节点标为完成，已收到部分梯度但还没收齐的节点标为等待。
+面板解释当前节点在做什么（`上游 × 局部导数 = 送出的梯度`），表格列出每个张量到目前为止的梯度。
+逐步演示从不写入 `.grad`，所以来回前进后退都很安全。先看只有 `c = a * b` 的情形：
+""",
+    ),
+    code(
+        """
+small = agv.BackwardStepper(c, names=locals())
+small
+"""
+    ),
+    md(
+        """
+The widget needs a browser, but everything it shows is also available as data: `.steps` (one
+per node), `.next()`, `.back()`, `.goto(k)`, and `.state()` (each tensor's gradient at the
+current position). This small helper prints the panel of every step as text:
+""",
+        """
+小部件需要浏览器才能显示，但它展示的一切也都能以数据形式拿到：`.steps`（每个节点一步）、
+`.next()`、`.back()`、`.goto(k)`，以及 `.state()`（当前位置上每个张量的梯度）。
+下面这个小函数把每一步面板上的内容以文字形式打印出来：
+""",
+    ),
+    code(
+        """
+def fmt(value):
+    \"\"\"A gradient as plain, rounded numbers.\"\"\"
+    return np.round(np.asarray(value, dtype=float), 4).tolist()
+
+
+def show_steps(stepper):
+    \"\"\"Print what the stepper's panel says at each step.\"\"\"
+    leaf_names = {}
+    for k, step in enumerate(stepper.steps, start=1):
+        if step.leaf is not None:
+            before = "None" if step.leaf_before is None else fmt(step.leaf_before)
+            name = leaf_names.get(step.node, "leaf")
+            print(f"{k}. {step.name}: {name}.grad {before} -> {fmt(step.leaf_after)}")
+            continue
+        print(f"{k}. {step.name} (reverses {step.op}), upstream {fmt(step.upstream)}")
+        for sent in step.sent:
+            leaf_names[sent.target] = sent.target_name
+            if sent.local is not None:
+                line = f"{fmt(step.upstream)} × {fmt(sent.local)} = {fmt(sent.product)}"
+            else:
+                line = f"{fmt(sent.product)}"
+            print(f"     to {sent.target_name}: upstream × local = {line}")
+            if sent.reduced_axes is not None:
+                print(f"     broadcasting undone: summed over axes {sent.reduced_axes}, "
+                      f"shape {sent.shape_before} -> {fmt(sent.value)}")
+            if sent.before is not None:
+                print(f"     paths meet at {sent.target_name}: "
+                      f"{fmt(sent.before)} + {fmt(sent.value)} = {fmt(sent.after)}")
+
+
+show_steps(small)
+"""
+    ),
+    md(
+        """
+Now the whole chain `e = (a · b) · d`. The steps follow the topological order above.
+""",
+        """
+现在看整条链 `e = (a · b) · d`。各步的顺序就是上面的拓扑顺序。
+""",
+    ),
+    code(
+        """
+stepper = agv.BackwardStepper(e, names=locals())
+stepper
+"""
+    ),
+    code(
+        """
+show_steps(stepper)
+"""
+    ),
+    md(
+        """
+`.state()` shows the gradients at any position. After one step, `c` has received its whole
+gradient (4) but its node has not run yet; `d`'s gradient is on its way to `AccumulateGrad`, and
+no leaf's `.grad` is written yet.
+""",
+        """
+`.state()` 给出任一位置上的梯度。走完第一步后，`c` 已经收到了它的全部梯度（4），但它的节点还没运行；
+`d` 的梯度正在送往 `AccumulateGrad` 的路上，还没有任何叶子的 `.grad` 被写入。
+""",
+    ),
+    code(
+        """
+def gradients_at(stepper, position):
+    stepper.goto(position)
+    now = stepper.state()
+    return {name: None if now.get(t) is None else fmt(now[t]) for name, t in owners.items()}
+
+
+for position in (0, 1, 3, stepper.last):
+    print(f"position {position}:", gradients_at(stepper, position))
+"""
+    ),
+    md(
+        """
+Stepping wrote nothing. `stepper.apply()` runs the real `backward()` once: the leaves get
+`a.grad = 20`, `b.grad = 8`, `d.grad = 10`, and `c.grad = 4` because we called `c.retain_grad()`.
+""",
+        """
+逐步演示没有写入任何东西。`stepper.apply()` 会真正运行一次 `backward()`：叶子得到
+`a.grad = 20`、`b.grad = 8`、`d.grad = 10`；由于调用过 `c.retain_grad()`，还有 `c.grad = 4`。
+""",
+    ),
+    code(
+        """
+stepper.apply()
+print("a.grad", a.grad.item(), "  b.grad", b.grad.item(), "  c.grad", c.grad.item(), "  d.grad", d.grad.item())
+"""
+    ),
+    md(
+        """
+### Paddle keeps c's gradient; PyTorch does not
+
+In Paddle, `c.grad` would hold 4 without asking. In PyTorch, and here, the gradient of a
+non-leaf passes through on its way to the leaves and is then dropped, unless `retain_grad()` was
+called before backward. Reading it gives `None` and a warning that says so:
+""",
+        """
+### Paddle 保留 c 的梯度，PyTorch 不保留
+
+在 Paddle 里，不用任何额外操作，`c.grad` 就是 4。而在 PyTorch 和这里，非叶子张量的梯度只是在流向叶子的途中经过一下，
+随后就被丢弃，除非在反向传播之前调用了 `retain_grad()`。这时读取它会得到 `None`，并收到一条说明原因的警告：
+""",
+    ),
+    code(
+        """
+a2 = agv.tensor(2.0, requires_grad=True)
+b2 = agv.tensor(5.0, requires_grad=True)
+c2 = a2 * b2  # no retain_grad() this time
+(c2 * 4.0).backward()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    print("c2.grad:", c2.grad)
+print(caught[0].category.__name__ + ":", str(caught[0].message).split(". ")[0])
+print("a2.grad:", a2.grad)
+"""
+    ),
+    md(
+        """
+## Fan-out: paths add up
+
+When one tensor feeds two ops, gradient comes back to it along both paths, and the engine **adds**
+them before the tensor's node runs: that sum is the multivariable chain rule. Take
+`q = x² + 4x` at `x = 3`: the square sends `2x = 6`, the product sends `4`, and
+`x.grad = 6 + 4 = 10 = 2x + 4`. The stepper shows the moment the second path arrives as
+`before + new = after`.
+""",
+        """
+## 扇出：各条路径相加
+
+当一个张量被两个运算使用时，梯度会沿两条路径流回它，引擎在这个张量的节点运行之前把它们**相加**：
+这个求和就是多元函数的链式法则。以 `x = 3` 处的 `q = x² + 4x` 为例：平方送回 `2x = 6`，
+乘法送回 `4`，于是 `x.grad = 6 + 4 = 10 = 2x + 4`。第二条路径到达的那一刻，
+stepper 会显示为 `之前 + 新到 = 之后`。
+""",
+    ),
+    code(
+        """
+x = agv.tensor(3.0, requires_grad=True)
+sq = x**2
+lin = 4 * x
+q = sq + lin
+fan = agv.BackwardStepper(q, names=locals())
+fan
+"""
+    ),
+    code(
+        """
+show_steps(fan)
+for step in fan.steps:
+    for sent in step.sent:
+        if sent.before is not None:
+            print(f"merge at {sent.target_name}: before {fmt(sent.before)} + new {fmt(sent.value)} = after {fmt(sent.after)}")
+fan.apply()
+print("x.grad:", x.grad)
+"""
+    ),
+    md(
+        """
+## Broadcasting, undone
+
+`X + bias` with `X` of shape (2, 3) and `bias` of shape (3,) adds `bias` to each row:
+broadcasting used every element of `bias` twice. Each use receives its own gradient, so the
+gradient of `bias` is their **sum**: the engine sums the arriving gradient over the broadcast axes
+(axis 0 here) to get back to `bias`'s shape. To make the numbers visible, backward starts here from
+a gradient of weights `G` instead of ones (the `gradient=` argument of lesson 05), so
+`bias.grad` is `G` summed over its rows.
+""",
+        """
+## 撤销广播
+
+`X` 的形状是 (2, 3)，`bias` 的形状是 (3,)，`X + bias` 会把 `bias` 加到每一行上：
+广播让 `bias` 的每个元素都被用了两次。每一次使用都会收到自己的那份梯度，所以 `bias` 的梯度是它们的**和**：
+引擎沿着被广播的轴（这里是第 0 轴）把到达的梯度加起来，恢复成 `bias` 的形状。为了让数字更直观，
+这里的反向传播不从全 1 开始，而是从一个权重梯度 `G` 开始（即第 05 课的 `gradient=` 参数），
+于是 `bias.grad` 就是 `G` 按行相加的结果。
+""",
+    ),
+    code(
+        """
+X = agv.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])  # data: needs no gradient
+bias = agv.tensor([0.5, -0.5, 1.0], requires_grad=True)
+out = X + bias
+G = agv.tensor([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
+broadcast = agv.BackwardStepper(out, gradient=G, names=locals())
+broadcast
+"""
+    ),
+    code(
+        """
+show_steps(broadcast)
+sent = broadcast.steps[0].sent[0]
+print(f"{sent.target_name}: gradient of shape {sent.shape_before}, summed over axes {sent.reduced_axes},"
+      f" arrives with shape {np.shape(sent.value)}")
+broadcast.apply()
+print("bias.grad:", bias.grad)
+"""
+    ),
+    md(
+        """
+## Quiz mode
+
+`quiz=True` turns the stepper into an exercise: before each step it asks what the node will send
+to each of its inputs, checks the answer, and offers a hint with the rule and the upstream
+gradient. In the browser you type numbers; without one, `stepper.check(answers)` answers the
+next step and returns `(right?, hint)`. The first step of `e = (a · b) · d` sends `[to c, to d]`:
+""",
+        """
+## 测验模式
+
+`quiz=True` 把 stepper 变成一道练习：每一步之前，它都会问这个节点将给每个输入送去什么，
+检查你的答案，并给出包含求导规则和上游梯度的提示。在浏览器里直接输入数字即可；没有浏览器时，
+用 `stepper.check(answers)` 回答下一步，它返回 `(是否正确, 提示)`。
+`e = (a · b) · d` 的第一步送出的是 `[给 c 的, 给 d 的]`：
+""",
+    ),
+    code(
+        """
+a = agv.to_tensor(2.0, stop_gradient=False)
+b = agv.to_tensor(5.0, stop_gradient=False)
+d = agv.to_tensor(4.0, stop_gradient=False)
+c = a * b
+e = c * d
+quiz = agv.BackwardStepper(e, names=locals(), quiz=True)
+quiz
+"""
+    ),
+    code(
+        """
+print("answer [4, 10]:", quiz.check([4.0, 10.0]))
+print("answer [10, 4]:", quiz.check([10.0, 4.0]))
+quiz.next()  # move on: the next step is AccumulateGrad (d), which only writes .grad
+print("next step:     ", quiz.check(None))
+quiz.goto(2)  # two steps done: c's MulBackward0 is next, sending [to a, to b]
+print("answer [20, 8]:", quiz.check([20.0, 8.0]))
+"""
+    ),
+    md(
+        """
+## Exercises
+
+### Exercise 1: where paths meet
+
+Let `p = 1` and `q = 3` (both requiring gradient) and `f = (p + q) * q`. `q` is used twice, so
+its gradient arrives along two paths. Build a `BackwardStepper` for `f`, find the step where the
+two paths meet at `q`, and set `q_before`, `q_new` and `q_after` (plain floats) to what was
+already there, what arrived, and their sum.
+""",
+        """
+## 练习
+
+### 练习 1：路径汇合之处
+
+设 `p = 1`、`q = 3`（都需要梯度），`f = (p + q) * q`。`q` 被用了两次，所以它的梯度沿两条路径到达。
+为 `f` 建一个 `BackwardStepper`，找出两条路径在 `q` 处汇合的那一步，把 `q_before`、`q_new`、`q_after`
+（普通浮点数）分别设为已经在那里的值、新到达的值，以及两者之和。
+""",
+    ),
+    code(
+        """
+p = agv.tensor(1.0, requires_grad=True)
+q = agv.tensor(3.0, requires_grad=True)
+f = (p + q) * q
+ex1 = agv.BackwardStepper(f, names=locals())
+for step in ex1.steps:
+    for sent in step.sent:
+        if sent.before is not None and sent.target_name == "q":
+            q_before, q_new, q_after = float(sent.before), float(sent.value), float(sent.after)
+print(q_before, "+", q_new, "=", q_after)
+""",
+        "solution",
+    ),
+    code(
+        """
+assert q_before + q_new == q_after, "after should be before + new"
+assert sorted([q_before, q_new]) == [3.0, 4.0], (
+    "one path is the product: df/dq = p + q = 4; the other goes through the sum: q × 1 = 3"
+)
+assert q_after == 7.0, "df/dq = (p + q) + q = 7 at p = 1, q = 3"
+print("Right: the two paths add up to df/dq = 7.")
+"""
+    ),
+    md(
+        """
+### Exercise 2: a broadcast over columns
+
+`X = [[1, 2, 3], [4, 5, 6]]` (shape (2, 3), no gradient) and `t` of shape (2, 1) with values
+`[[0], [0]]`, requiring gradient. With `y = X + t` and `loss = (y * X).sum()`, work out **by hand**:
+
+- `t_axes`: the tuple of axes the engine sums over to bring the gradient back to `t`'s shape;
+- `t_grad`: the gradient of `t`, as a nested list of shape (2, 1).
+
+Hint: the gradient arriving at `y` is `X`.
+""",
+        """
+### 练习 2：沿列方向的广播
+
+`X = [[1, 2, 3], [4, 5, 6]]`（形状 (2, 3)，不需要梯度），`t` 的形状为 (2, 1)，值为 `[[0], [0]]`，需要梯度。
+令 `y = X + t`、`loss = (y * X).sum()`，请**手工**算出：
+
+- `t_axes`：为了把梯度恢复成 `t` 的形状，引擎要沿哪些轴求和（写成元组）；
+- `t_grad`：`t` 的梯度，写成形状为 (2, 1) 的嵌套列表。
+
+提示：到达 `y` 的梯度就是 `X`。
+""",
+    ),
+    code(
+        """
+# t was copied along axis 1 (three columns), so its gradient is summed over axis 1,
+# keeping the (2, 1) shape: the row sums of X
+t_axes = (1,)
+t_grad = [[1.0 + 2.0 + 3.0], [4.0 + 5.0 + 6.0]]
+print(t_axes, t_grad)
+""",
+        "solution",
+    ),
+    code(
+        """
+X_check = agv.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+t_check = agv.zeros(2, 1, requires_grad=True)
+y_check = X_check + t_check
+loss_check = (y_check * X_check).sum()
+steps = agv.BackwardStepper(loss_check).steps
+reduced = [s.reduced_axes for step in steps for s in step.sent if s.reduced_axes is not None]
+assert tuple(t_axes) == reduced[0], f"the engine summed over axes {reduced[0]}"
+loss_check.backward()
+assert np.allclose(t_grad, t_check.grad.numpy()), "the gradient at y is X: sum each row of X"
+print("Right: t.grad =", t_check.grad.tolist())
+"""
+    ),
+    md(
+        """
+### Exercise 3: pass the quiz
+
+For `out = (u * v) * w` with `u = 3`, `v = -2`, `w = 0.5` (all requiring gradient), predict:
+
+- `first_answer`: what the first step (the node that made `out`) sends, as `[to u * v, to w]`;
+- `u_grad` and `v_grad`: the gradients that land in `u.grad` and `v.grad`.
+
+The check cell runs a quiz stepper on your first answer.
+""",
+        """
+### 练习 3：通过测验
+
+对 `out = (u * v) * w`，其中 `u = 3`、`v = -2`、`w = 0.5`（都需要梯度），预测：
+
+- `first_answer`：第一步（产生 `out` 的节点）送出的梯度，写成 `[给 u * v 的, 给 w 的]`；
+- `u_grad` 和 `v_grad`：最终落到 `u.grad` 和 `v.grad` 里的梯度。
+
+检查单元会用测验模式的 stepper 来检验你的第一个答案。
+""",
+    ),
+    code(
+        """
+# out = t * w with t = u * v = -6: to t goes w = 0.5, to w goes t = -6
+first_answer = [0.5, -6.0]
+# then t's node sends 0.5 × v to u and 0.5 × u to v
+u_grad = 0.5 * -2.0
+v_grad = 0.5 * 3.0
+print(first_answer, u_grad, v_grad)
+""",
+        "solution",
+    ),
+    code(
+        """
+u = agv.tensor(3.0, requires_grad=True)
+v = agv.tensor(-2.0, requires_grad=True)
+w = agv.tensor(0.5, requires_grad=True)
+out = (u * v) * w
+checker = agv.BackwardStepper(out, quiz=True)
+right, hint = checker.check(first_answer)
+assert right, "not yet. " + hint
+checker.apply()
+assert np.isclose(u_grad, u.grad.item()), f"u.grad is upstream × v; it is {u.grad.item()}"
+assert np.isclose(v_grad, v.grad.item()), f"v.grad is upstream × u; it is {v.grad.item()}"
+print("Right: all three answers pass.")
+"""
+    ),
+]
+
+if __name__ == "__main__":
+    build(6, "inside_the_engine", cells)
