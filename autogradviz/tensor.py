@@ -427,3 +427,6 @@ class _HookHandle:
     def remove(self) -> None:
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
+
+    def __repr__(self) -> str:
+        return f"<hook handle: {getattr(self._hook, '__name__', 'hook')}>"

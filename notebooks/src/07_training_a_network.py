@@ -1,0 +1,514 @@
+"""Lesson 07: training a network. Model, loss and optimizer take over what lessons 02-04 did
+by hand: an MLP on two moons under a TrainingMonitor, then the Paddle tutorial's VGG-11 step.
+
+    cd notebooks/src && ../../.venv/bin/python 07_training_a_network.py
+"""
+
+from lesson import build, code, md
+
+cells = [
+    md(
+        """
+# 07 Training a network
+
+In lessons 02–04 you did every part of training yourself: you built the graph, called `backward()`,
+read `.grad`, updated the weights with `w.data -= lr * w.grad`, and zeroed the gradients before the next
+round. Real training code hands these chores to three objects:
+
+- the **model** (an `agv.nn.Module`) owns the parameters and runs the **forward** pass: input → prediction;
+- the **loss function** (here `agv.nn.functional.cross_entropy`) turns the predictions into one number
+  that says how wrong they are;
+- the **optimizer** (here `agv.optim.Adam`) **updates** the parameters from their gradients
+  (`step()`) and **clears** the gradients (`zero_grad()`).
+
+`loss.backward()` in the middle is the very same engine walk as before: it fills every parameter's `.grad`.
+This lesson trains a small network on a toy dataset, then runs the Paddle tutorial's single training step
+on VGG-11, a network with 133 million parameters.
+""",
+        """
+# 07 训练一个网络
+
+在第 02–04 课里，训练的每一步都是你亲手完成的：搭建计算图，调用 `backward()`，读取 `.grad`，
+用 `w.data -= lr * w.grad` 更新权重，并在下一轮之前把梯度清零。真正的训练代码把这些杂事交给三个对象：
+
+- **模型**（一个 `agv.nn.Module`）持有参数，负责**前向传播**：输入 → 预测；
+- **损失函数**（这里是 `agv.nn.functional.cross_entropy`）把预测变成一个数，衡量预测错得有多离谱；
+- **优化器**（这里是 `agv.optim.Adam`）根据梯度**更新**参数（`step()`），并**清空**梯度（`zero_grad()`）。
+
+夹在中间的 `loss.backward()` 和之前完全一样，还是那次引擎遍历：它把每个参数的 `.grad` 填好。
+本课先在一个玩具数据集上训练一个小网络，再照着 Paddle 教程，在拥有 1.33 亿个参数的 VGG-11 上走完一步训练。
+""",
+    ),
+    code(
+        """
+import autogradviz as agv
+
+agv.manual_seed(0)
+F = agv.nn.functional  # the usual short name, as in PyTorch's `import torch.nn.functional as F`
+"""
+    ),
+    md(
+        """
+## The data: two moons
+
+`agv.data.two_moons(n, noise, seed)` returns `n` points `X` of shape `(n, 2)` (float32) and their labels `y`
+(0 or 1, int64): two interleaved half circles. No straight line separates them, so the logistic regression
+of lesson 04 cannot; a network with a hidden layer can. A second set drawn with another seed is the
+**test set**: points the network never trains on, to check that it learned the shape and not just the points.
+""",
+        """
+## 数据：两个月牙
+
+`agv.data.two_moons(n, noise, seed)` 返回 `n` 个点 `X`（形状 `(n, 2)`，float32）以及它们的标签 `y`
+（0 或 1，int64）：两个互相交错的半圆。没有哪条直线能把它们分开，所以第 04 课的逻辑回归做不到，
+而带隐藏层的网络可以。用另一个种子再生成一组数据作为**测试集**：网络训练时从没见过这些点，
+用它来检验网络学到的是月牙的形状，而不是死记住了训练点。
+""",
+    ),
+    code(
+        """
+X, y = agv.data.two_moons(200, noise=0.2, seed=0)
+X_test, y_test = agv.data.two_moons(200, noise=0.2, seed=1)
+print(X.shape, X.dtype, y.shape, y.dtype)
+print(X[:3])
+print(y[:10])
+"""
+    ),
+    md(
+        """
+A small helper draws the points and, once we have a network, the class it predicts at every place in the plane
+(it runs the network under `no_grad()`: drawing needs no gradients).
+""",
+        """
+下面这个小函数把数据点画出来；有了网络之后，它还会给平面上每个位置涂上网络预测的类别
+（它在 `no_grad()` 下运行网络：画图不需要梯度）。
+""",
+    ),
+    code(
+        """
+import matplotlib.pyplot as plt
+import numpy as np
+
+
+def show_moons(net=None, title="two moons"):
+    \"\"\"Scatter the training points; with a network, shade the class it predicts.\"\"\"
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    if net is not None:
+        gx, gy = np.meshgrid(np.linspace(-1.8, 2.8, 150), np.linspace(-1.5, 1.8, 150))
+        grid = agv.from_numpy(np.stack([gx.ravel(), gy.ravel()], axis=1).astype(np.float32))
+        with agv.no_grad():
+            predicted = net(grid).argmax(1).numpy().reshape(gx.shape)
+        ax.contourf(gx, gy, predicted, levels=[-0.5, 0.5, 1.5], colors=["tab:blue", "tab:orange"], alpha=0.2)
+    points, labels = X.numpy(), y.numpy()
+    for label, color in enumerate(["tab:blue", "tab:orange"]):
+        ax.scatter(*points[labels == label].T, s=12, color=color, label=f"class {label}")
+    ax.set_title(title)
+    ax.legend(loc="lower left")
+    plt.show()
+
+
+show_moons()
+"""
+    ),
+    md(
+        """
+## The model
+
+`agv.models.mlp([2, 16, 16, 2])` stacks `Linear(2, 16)`, `ReLU()`, `Linear(16, 16)`, `ReLU()`,
+`Linear(16, 2)` in an `nn.Sequential`. Its two outputs are one score (a *logit*) per class: the bigger score
+is the predicted class. The module keeps track of its parameters, named by their place in the model;
+each one is a leaf with `requires_grad=True`, like the `w` and `b` you made by hand.
+""",
+        """
+## 模型
+
+`agv.models.mlp([2, 16, 16, 2])` 把 `Linear(2, 16)`、`ReLU()`、`Linear(16, 16)`、`ReLU()`、`Linear(16, 2)`
+依次装进一个 `nn.Sequential`。它的两个输出是每个类别各一个分数（称为 *logit*），分数大的就是预测的类别。
+模块会记住自己的全部参数，并按它们在模型中的位置命名；每个参数都是 `requires_grad=True` 的叶子节点，
+和你之前亲手创建的 `w`、`b` 一样。
+""",
+    ),
+    code(
+        """
+net = agv.models.mlp([2, 16, 16, 2])
+print(net)
+for name, p in net.named_parameters():
+    print(f"{name:9s} shape {str(p.shape):9s} is_leaf={p.is_leaf} requires_grad={p.requires_grad}")
+print("numbers to learn:", sum(p.numel() for p in net.parameters()))
+"""
+    ),
+    md(
+        """
+## One training step, piece by piece
+
+Before the loop, one step slowly. The optimizer is given the parameters it will update. `Adam(params, lr=...)`
+is PyTorch's spelling; `Adam(learning_rate=..., parameters=...)`, Paddle's, works too (the VGG-11 part uses it).
+
+As in lesson 04, a parameter's `.grad` is `None` until the first `backward()`.
+""",
+        """
+## 一步训练，拆开来看
+
+进入循环之前，先慢慢走一步。创建优化器时要告诉它更新哪些参数。`Adam(params, lr=...)` 是 PyTorch 的写法；
+Paddle 的写法 `Adam(learning_rate=..., parameters=...)` 也能用（后面 VGG-11 部分就用它）。
+
+和第 04 课一样，在第一次 `backward()` 之前，参数的 `.grad` 是 `None`。
+""",
+    ),
+    code(
+        """
+opt = agv.optim.Adam(net.parameters(), lr=0.01)
+first = net[0]  # the first Linear layer
+print("grad before any backward:", first.bias.grad)
+"""
+    ),
+    md(
+        """
+**Forward.** `net(X)` runs all 200 points at once: one row of two logits per point. `cross_entropy` applies
+`log_softmax` to each row and averages minus the log-probability of the right class. With random weights the
+network is guessing between two classes, so the loss starts near ln 2 ≈ 0.693.
+""",
+        """
+**前向传播。** `net(X)` 一次处理全部 200 个点：每个点得到一行、两个 logit。`cross_entropy` 对每一行做
+`log_softmax`，再对“正确类别的对数概率的相反数”求平均。权重是随机的，网络相当于在两个类别之间瞎猜，
+所以损失一开始接近 ln 2 ≈ 0.693。
+""",
+    ),
+    code(
+        """
+logits = net(X)
+loss = F.cross_entropy(logits, y)
+print(logits.shape)
+print(loss)
+"""
+    ),
+    md(
+        """
+**Backward** fills the `.grad` of every parameter, whatever its depth in the network. A gradient has its
+parameter's shape.
+""",
+        """
+**反向传播**把每个参数的 `.grad` 都填好，无论它在网络的哪一层。梯度的形状和对应参数的形状相同。
+""",
+    ),
+    code(
+        """
+loss.backward()
+for name, p in net.named_parameters():
+    print(f"{name:9s} grad shape {p.grad.shape}")
+print(first.bias.grad[:4])
+"""
+    ),
+    md(
+        """
+**The optimizer** now does what you wrote by hand before. `opt.step()` changes every parameter in place, using
+its `.grad`; `opt.zero_grad()` forgets the gradients, so the next `backward()` does not add to them (it sets
+them to `None`, as PyTorch does). Adam divides each gradient by a running average of its size, so on its
+very first step every weight moves by about `lr` = 0.01, up or down according to the sign of its gradient;
+only a weight whose gradient is exactly zero stays put (above, the third unit's ReLU is off for every point).
+""",
+        """
+**优化器**现在接手你以前手写的工作。`opt.step()` 利用每个参数的 `.grad` 原地修改参数；`opt.zero_grad()`
+丢掉这些梯度，这样下一次 `backward()` 就不会在旧梯度上累加（和 PyTorch 一样，它把梯度设为 `None`）。
+Adam 会用梯度大小的滑动平均去除每个梯度，所以在第一步里，每个权重都移动大约 `lr` = 0.01，
+方向由梯度的符号决定；只有梯度恰好为零的权重不动（上面第三个神经元的 ReLU 对所有点都处于关闭状态）。
+""",
+    ),
+    code(
+        """
+before = first.bias.detach().clone()
+opt.step()
+print("bias change:", (first.bias.detach() - before)[:4])
+opt.zero_grad()
+print("grad after zero_grad:", first.bias.grad)
+"""
+    ),
+    md(
+        """
+## The training loop, under a monitor
+
+Training repeats that step over **mini-batches**: `agv.data.DataLoader((X, y), batch_size=20, shuffle=True)`
+deals out the 200 points in 10 batches, in a new order on every pass (epoch); `seed=0` makes the orders the
+same on every run. Each step is the same four lines: `zero_grad`, forward and loss, `backward`, `step`.
+
+`agv.viz.TrainingMonitor(total, model=..., mode=...)` watches the loop: a progress bar, the loss curve, the
+metrics you pass to `update()`, and the size of each layer's gradient. Call `monitor.update(loss, accuracy=...)`
+after `backward()` and before the next `zero_grad()`, while the gradients are there, and `monitor.finish()` at
+the end. `mode="widget"` shows it in Jupyter; `mode="text"` prints one progress line in a terminal.
+
+One unusual argument: the monitor reads a clock to show its speed and the time left. This notebook is
+checked by running it again and comparing what it shows, so here the clock counts steps (each step "takes"
+10 ms). In your own code, leave `clock=` out.
+""",
+        """
+## 训练循环，配上监视器
+
+训练就是在**小批量**数据上重复这一步：`agv.data.DataLoader((X, y), batch_size=20, shuffle=True)`
+把 200 个点分成 10 批，每过一遍数据（一个 epoch）都换一种顺序；`seed=0` 让每次运行的顺序都相同。
+每一步都是同样的四行：`zero_grad`、前向与损失、`backward`、`step`。
+
+`agv.viz.TrainingMonitor(total, model=..., mode=...)` 负责监视训练循环：进度条、损失曲线、你传给 `update()`
+的各项指标，以及每一层梯度的大小。在 `backward()` 之后、下一次 `zero_grad()` 之前（梯度还在的时候）调用
+`monitor.update(loss, accuracy=...)`，最后调用 `monitor.finish()`。`mode="widget"` 在 Jupyter 里显示成控件；
+`mode="text"` 则在终端里打印一行进度。
+
+还有一个不常见的参数：监视器要读时钟，才能显示速度和剩余时间。这个笔记本的检查方式是重新运行一遍、
+比较显示的内容，所以这里的时钟按步数计时（假装每步“花” 10 毫秒）。在你自己的代码里不要传 `clock=`。
+""",
+    ),
+    code(
+        """
+loader = agv.data.DataLoader((X, y), batch_size=20, shuffle=True, seed=0)
+EPOCHS = 30
+step = 0
+monitor = agv.viz.TrainingMonitor(
+    EPOCHS * len(loader), model=net, mode="widget", clock=lambda: step / 100  # a step-counting clock, see above
+)
+for epoch in range(EPOCHS):
+    for xb, yb in loader:
+        opt.zero_grad()  # forget the last step's gradients
+        logits = net(xb)  # forward
+        loss = F.cross_entropy(logits, yb)
+        loss.backward()  # backward: fills p.grad
+        opt.step()  # update the parameters
+        step += 1
+        accuracy = (logits.argmax(1) == yb).float().mean()  # of this batch
+        monitor.update(loss, accuracy=accuracy)
+monitor.finish()
+"""
+    ),
+    md(
+        """
+The final numbers, measured on all training points and on the test set (under `no_grad()`: evaluation
+builds no graph):
+""",
+        """
+最终结果：分别在全部训练点和测试集上测量（在 `no_grad()` 下进行：评估时不需要建图）：
+""",
+    ),
+    code(
+        """
+with agv.no_grad():
+    train_accuracy = (net(X).argmax(1) == y).float().mean().item()
+    test_accuracy = (net(X_test).argmax(1) == y_test).float().mean().item()
+print(f"steps {monitor.step}, last batch loss {monitor.losses[-1]:.4f}")
+print(f"train accuracy {train_accuracy:.3f}, test accuracy {test_accuracy:.3f}")
+"""
+    ),
+    code(
+        """
+show_moons(net, "what the trained network predicts")
+"""
+    ),
+    md(
+        """
+## The tutorial's VGG-11 step
+
+The Paddle tutorial shows the whole cycle on a real image classifier, VGG-11: a random 224×224 colour image,
+a random label among 1000 classes, forward, loss, backward, and one Adam step. `agv.models.vgg11()` has
+torchvision's layout and initialisation; seeding again makes this part print the same numbers whatever ran
+above. Building it and taking the step take a few seconds here: numpy is doing real work on 133 million weights.
+""",
+        """
+## 教程里的 VGG-11 一步训练
+
+Paddle 教程在一个真正的图像分类网络 VGG-11 上演示了完整的一轮：一张随机的 224×224 彩色图片、
+1000 个类别中随机选的一个标签，然后是前向传播、损失、反向传播和一步 Adam 更新。`agv.models.vgg11()`
+采用 torchvision 的结构和初始化方式；这里重新设置随机种子，使这一部分无论前面运行过什么都打印相同的数字。
+在这台机器上，构建模型再走一步要花几秒钟：numpy 真的要处理 1.33 亿个权重。
+""",
+    ),
+    code(
+        """
+agv.manual_seed(0)
+model = agv.models.vgg11()
+x = agv.rand(1, 3, 224, 224)
+label = agv.randint(0, 1000, (1,))
+predicts = model(x)
+loss = agv.nn.functional.cross_entropy(predicts, label)
+print("parameters:", sum(p.numel() for p in model.parameters()))
+print(predicts.shape, label)
+print(loss)
+"""
+    ),
+    md(
+        """
+The loss is close to ln 1000 ≈ 6.91: an untrained network spreads its probability almost evenly over the
+1000 classes. Here is the forward graph, one box per module (`group="module", collapse=True`), named by its
+place in the model (`features.0`, ..., `classifier.6`), with the shape of what it passes on: the image shrinks
+from 224×224 to 7×7 while the channels grow from 3 to 512. The box `VGG()` is the one op that `VGG.forward`
+does itself, flattening 512×7×7 into 25088 numbers; `log_softmax` and `nll_loss` are the two halves of
+`cross_entropy`.
+""",
+        """
+损失接近 ln 1000 ≈ 6.91：未经训练的网络把概率几乎平均地分给了 1000 个类别。下面是前向计算图，
+每个模块画成一个方框（`group="module", collapse=True`），按它在模型中的位置命名（`features.0`、……、
+`classifier.6`），并标出它向下传递的张量形状：图片从 224×224 缩小到 7×7，通道数则从 3 增加到 512。
+名为 `VGG()` 的方框是 `VGG.forward` 自己做的唯一一步运算，把 512×7×7 展平成 25088 个数；
+`log_softmax` 和 `nll_loss` 是 `cross_entropy` 的前后两半。
+""",
+    ),
+    code(
+        """
+agv.draw(loss, group="module", collapse=True, names={"x": x, "loss": loss}, rankdir="TB")
+"""
+    ),
+    md(
+        """
+`backward()` walks that graph from `loss` back to every weight. Each gradient has its parameter's shape.
+""",
+        """
+`backward()` 沿着这张图从 `loss` 一路走回每个权重。每个梯度的形状都与对应参数相同。
+""",
+    ),
+    code(
+        """
+loss.backward()
+params = dict(model.named_parameters())
+for name in ["features.0.weight", "features.0.bias", "classifier.0.weight", "classifier.6.weight"]:
+    print(f"{name:20s} grad shape {params[name].grad.shape}")
+"""
+    ),
+    md(
+        """
+Now the optimizer, in Paddle's spelling, and one step. As with the small network, Adam's first step moves
+each weight by `learning_rate` = 0.001, except the weights whose gradient is exactly zero: in the last layer,
+those fed by an input that ReLU or dropout set to zero.
+""",
+        """
+接着创建优化器（用 Paddle 的写法），走一步。和前面的小网络一样，Adam 的第一步让每个权重移动
+`learning_rate` = 0.001，只有梯度恰好为零的权重不动：在最后一层，就是那些输入被 ReLU 或 dropout 置零的权重。
+""",
+    ),
+    code(
+        """
+opt = agv.optim.Adam(learning_rate=0.001, parameters=model.parameters())
+w = model.classifier[6].weight
+before = w.detach().clone()
+opt.step()
+change = (w.detach() - before).abs()
+print(f"largest change {change.max().item():.4f}, share of weights that moved {(change > 0).float().mean().item():.3f}")
+"""
+    ),
+    md(
+        """
+In a real training loop this would repeat, with `opt.clear_grad()` (Paddle) or `opt.zero_grad()` (PyTorch)
+before each backward, over batches of real images. That is all a framework's training loop is: the forward
+pass builds the graph, `backward()` walks it to fill `.grad`, and the optimizer reads `.grad`, updates the
+weights and clears the gradients. Lessons 02–04 showed each of those pieces by hand.
+
+## Exercises
+""",
+        """
+在真正的训练循环里，这一步会在一批批真实图片上反复进行，每次反向传播之前调用 `opt.clear_grad()`（Paddle）
+或 `opt.zero_grad()`（PyTorch）。框架的训练循环说到底就是这些：前向传播搭建计算图，`backward()`
+遍历它、填好 `.grad`，优化器读取 `.grad`、更新权重、再清空梯度。第 02–04 课已经把每一块都手工演示过了。
+
+## 练习
+""",
+    ),
+    md(
+        """
+**Exercise 1.** How many numbers does one Adam step on VGG-11 update? Compute `n_params`, the total number
+of elements in `model.parameters()`, and `classifier_share`, the fraction of them that sits in the single
+weight matrix `classifier.0.weight` (25088 × 4096).
+""",
+        """
+**练习 1.** 在 VGG-11 上走一步 Adam，要更新多少个数？算出 `n_params`，即 `model.parameters()` 中元素的总数；
+再算出 `classifier_share`，即其中位于 `classifier.0.weight`（25088 × 4096）这一个权重矩阵里的比例。
+""",
+    ),
+    code(
+        """
+n_params = sum(p.numel() for p in model.parameters())
+classifier_share = model.classifier[0].weight.numel() / n_params
+print(n_params, f"{classifier_share:.3f}")
+""",
+        "solution",
+    ),
+    code(
+        """
+assert n_params == 132_863_336, f"n_params should count every element of every parameter, got {n_params}"
+assert abs(classifier_share - 25088 * 4096 / 132_863_336) < 1e-9, (
+    f"classifier_share should be classifier.0.weight's elements / n_params, got {classifier_share}"
+)
+print("Correct: more than three quarters of VGG-11's weights are in its first fully connected layer.")
+"""
+    ),
+    md(
+        """
+**Exercise 2.** What goes wrong without `zero_grad()`? Using the trained `net`, clear its gradients with
+`net.zero_grad()`, then compute `F.cross_entropy(net(X), y)` and call `backward()` on it **twice** (building
+the loss afresh each time). Store a copy of `net[0].weight.grad` after the first backward as `first`
+(use `.clone()`), and the gradient after the second as `second`.
+""",
+        """
+**练习 2.** 不调用 `zero_grad()` 会出什么问题？用训练好的 `net`：先用 `net.zero_grad()` 清空梯度，
+然后计算 `F.cross_entropy(net(X), y)` 并调用 `backward()`，**重复两次**（每次都重新计算损失）。
+把第一次反向传播后 `net[0].weight.grad` 的副本（用 `.clone()`）存为 `first`，第二次之后的梯度存为 `second`。
+""",
+    ),
+    code(
+        """
+net.zero_grad()
+F.cross_entropy(net(X), y).backward()
+first = net[0].weight.grad.clone()
+F.cross_entropy(net(X), y).backward()
+second = net[0].weight.grad
+print(first[:2])
+print(second[:2])
+""",
+        "solution",
+    ),
+    code(
+        """
+assert first is not second, "first must be a copy (.clone()): the same tensor changes during the second backward"
+assert (second - 2 * first).abs().max().item() < 1e-5 * (1 + first.abs().max().item()), (
+    "the second gradient should be twice the first: backward adds to .grad until it is zeroed"
+)
+print("Correct: gradients accumulate, which is why every training step starts with zero_grad().")
+"""
+    ),
+    md(
+        """
+**Exercise 3.** Write a training loop yourself, in Paddle's spellings. Make a new network
+`small = agv.models.mlp([2, 8, 2], activation="tanh")`, an optimizer
+`agv.optim.Adam(learning_rate=0.05, parameters=small.parameters())`, and train on all of `X, y` at once
+(no DataLoader) for 200 steps, clearing the gradients with `clear_grad()`. Then store `small_accuracy`,
+the accuracy of `small` on the test set `X_test, y_test`, as a float. Aim for at least 0.9.
+""",
+        """
+**练习 3.** 用 Paddle 的写法自己写一个训练循环。新建网络 `small = agv.models.mlp([2, 8, 2], activation="tanh")`
+和优化器 `agv.optim.Adam(learning_rate=0.05, parameters=small.parameters())`，每一步都用全部的 `X, y`
+训练（不用 DataLoader），共 200 步，用 `clear_grad()` 清空梯度。然后把 `small` 在测试集 `X_test, y_test`
+上的准确率以浮点数形式存为 `small_accuracy`。目标是至少 0.9。
+""",
+    ),
+    code(
+        """
+small = agv.models.mlp([2, 8, 2], activation="tanh")
+small_opt = agv.optim.Adam(learning_rate=0.05, parameters=small.parameters())
+for _ in range(200):
+    small_opt.clear_grad()
+    small_loss = F.cross_entropy(small(X), y)
+    small_loss.backward()
+    small_opt.step()
+with agv.no_grad():
+    small_accuracy = (small(X_test).argmax(1) == y_test).float().mean().item()
+print(f"loss {small_loss.item():.4f}, test accuracy {small_accuracy:.3f}")
+""",
+        "solution",
+    ),
+    code(
+        """
+assert isinstance(small_accuracy, float), "small_accuracy should be a Python float: use .item()"
+assert small_accuracy >= 0.9, (
+    f"test accuracy {small_accuracy:.3f} is below 0.9: does every step call clear_grad(), backward() and step()?"
+)
+print("Correct: a hidden layer of 8 tanh units is enough to bend the boundary around the moons.")
+"""
+    ),
+]
+
+if __name__ == "__main__":
+    build(7, "training_a_network", cells)
