@@ -139,13 +139,9 @@ def backward_steps(
     while ready:
         node = ready.pop()
         index += 1
-        for child in node._next:
-            if child is not None:
-                left = dependencies[child] = dependencies[child] - 1
-                if left == 0:
-                    ready.append(child)
         g = buffer.pop(node, None)
         if g is None or (needed is not None and node not in needed):
+            _release(node, dependencies, ready)
             continue
         if node._meta is not None:
             g = _output_hooks(node, g, create_graph, retained, borrowed)
@@ -162,6 +158,7 @@ def backward_steps(
             yield _new_step(BackwardStep, (index, node, g, (), None, None, leaf, before))
             continue
         if needed is not None and not any(child in needed for child in node._next):
+            _release(node, dependencies, ready)
             continue  # agv.grad: nothing below this node was asked for
 
         saved = node._saved
@@ -178,6 +175,9 @@ def backward_steps(
         for i, child in enumerate(node._next):
             if child is None:
                 continue
+            left = dependencies[child] = dependencies[child] - 1
+            if left == 0:  # every node that sends it gradient has run: it can run next
+                ready.append(child)
             gi = grads[i]
             if gi is None:
                 continue
@@ -210,6 +210,15 @@ def backward_steps(
     if not retain_graph:
         for node in executed:
             node._free()
+
+
+def _release(node: Node, dependencies: dict, ready: list) -> None:
+    """A node that does not run still counts as done for the nodes it feeds."""
+    for child in node._next:
+        if child is not None:
+            left = dependencies[child] = dependencies[child] - 1
+            if left == 0:
+                ready.append(child)
 
 
 def _call_vjp_recording(node: Node, m, g):
