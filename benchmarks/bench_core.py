@@ -19,41 +19,20 @@ import argparse
 import gc
 import os
 import platform
-import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared benchmark helpers
 
-# Set before numpy and torch are imported, and only when run as a script: a test
-# that imports this module must not change its own process's environment.
-THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-# Some machines here set these so that old OpenBLAS builds pick a safe kernel;
-# they slow a current numpy down, so the benchmark process drops them (see
-# /work/.library/env/README.md). --keep-openblas-env keeps them.
-OPENBLAS_OVERRIDES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-
-
-def prepare_process_environment(keep_openblas_env: bool) -> list[str]:
-    """Pin BLAS/OpenMP to one thread and drop the OpenBLAS kernel overrides.
-    Must run before numpy is imported. Returns notes for the report."""
-    notes = []
-    for var in THREAD_VARS:
-        os.environ[var] = "1"
-    notes.append(f"{', '.join(THREAD_VARS)} = 1 (set before importing numpy and torch)")
-    for var in OPENBLAS_OVERRIDES:
-        value = os.environ.get(var)
-        if value is None:
-            notes.append(f"{var}: not set")
-        elif keep_openblas_env:
-            notes.append(f"{var}={value!r}: kept (--keep-openblas-env)")
-        else:
-            del os.environ[var]
-            notes.append(f"{var}={value!r}: unset for this process")
-    return notes
-
+from common import (  # noqa: E402
+    ROOT,
+    fmt,
+    git_revision,
+    load_average,
+    prepare_process_environment,
+    summarize,
+)
 
 if __name__ == "__main__":
     ENV_NOTES = prepare_process_environment("--keep-openblas-env" in sys.argv)
@@ -343,10 +322,6 @@ def measure(runners: dict, rounds: int, inner: int = 1, warmup: int = 1, marks: 
     return (samples, splits) if marks else samples
 
 
-def summarize(values: list, stat: str) -> float:
-    return min(values) if stat == "min" else statistics.median(values)
-
-
 # -- report ----------------------------------------------------------------------------------
 
 
@@ -375,36 +350,6 @@ def blas_report() -> list[str]:
     return lines
 
 
-def load_average() -> str:
-    try:
-        return " ".join(f"{v:.2f}" for v in os.getloadavg())
-    except OSError:
-        return "unknown"
-
-
-def git_revision() -> str:
-    try:
-        rev = subprocess.run(
-            ["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return rev.stdout.strip() or "unknown"
-
-
-def _fmt(value: float | None, digits: int = 2) -> str:
-    if value is None:
-        return "n/a"
-    if value >= 100:
-        return f"{value:.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    return f"{value:.{digits}f}"
-
-
 def _ratio(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a / b
 
@@ -426,9 +371,9 @@ def format_table(rows: list[dict]) -> str:
             [
                 row["case"],
                 row["unit"],
-                _fmt(t.get("autogradviz")),
-                _fmt(t.get("pytorch")),
-                _fmt(t.get("numpy")),
+                fmt(t.get("autogradviz")),
+                fmt(t.get("pytorch")),
+                fmt(t.get("numpy")),
                 "n/a" if vs_torch is None else f"{vs_torch:.2f}x",
                 "n/a" if vs_numpy is None else f"{vs_numpy:.2f}x",
                 f"<= {row['target']:.2f}x {against}",

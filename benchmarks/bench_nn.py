@@ -26,41 +26,23 @@ import json
 import os
 import platform
 import resource
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared benchmark helpers
 
-# Set before numpy and torch are imported, and only when run as a script: a test
-# that imports this module must not change its own process's environment.
-THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-# Some machines here set these so that old OpenBLAS builds pick a safe kernel;
-# they slow a current numpy down, so the benchmark process drops them (as
-# bench_core.py does). --keep-openblas-env keeps them.
-OPENBLAS_OVERRIDES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+from common import (  # noqa: E402
+    ROOT,
+    fmt,
+    git_revision,
+    load_average,
+    prepare_process_environment,
+    summarize,
+)
+
 FRAMEWORKS = ("autogradviz", "pytorch")
-
-
-def prepare_process_environment(keep_openblas_env: bool) -> list[str]:
-    """Pin BLAS/OpenMP to one thread and drop the OpenBLAS kernel overrides.
-    Must run before numpy is imported. Returns notes for the report."""
-    notes = []
-    for var in THREAD_VARS:
-        os.environ[var] = "1"
-    notes.append(f"{', '.join(THREAD_VARS)} = 1 (set before importing numpy and torch)")
-    for var in OPENBLAS_OVERRIDES:
-        value = os.environ.get(var)
-        if value is None:
-            notes.append(f"{var}: not set")
-        elif keep_openblas_env:
-            notes.append(f"{var}={value!r}: kept (--keep-openblas-env)")
-        else:
-            del os.environ[var]
-            notes.append(f"{var}={value!r}: unset for this process")
-    return notes
 
 
 def _memory_child(argv: list[str]) -> str | None:
@@ -495,10 +477,6 @@ def measure_vgg(cases: dict, rounds: int, warmup: int = 1) -> tuple[dict, dict, 
     return samples, splits, losses, again
 
 
-def summarize(values: list, stat: str) -> float:
-    return min(values) if stat == "min" else statistics.median(values)
-
-
 # -- (d) peak memory, in a fresh subprocess per framework --------------------------------------
 
 CLEAR_REFS = "/proc/self/clear_refs"
@@ -644,36 +622,6 @@ def _meminfo_gb() -> float | None:
     return None
 
 
-def load_average() -> str:
-    try:
-        return " ".join(f"{v:.2f}" for v in os.getloadavg())
-    except OSError:
-        return "unknown"
-
-
-def git_revision() -> str:
-    try:
-        rev = subprocess.run(
-            ["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return rev.stdout.strip() or "unknown"
-
-
-def _fmt(value: float | None, digits: int = 2) -> str:
-    if value is None:
-        return "n/a"
-    if value >= 100:
-        return f"{value:.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    return f"{value:.{digits}f}"
-
-
 def format_table(rows: list[dict]) -> str:
     """rows: case, unit, times {framework: value}, target (ratio or None)."""
     header = ["case", "unit", "autogradviz", "pytorch", "agv/torch", "target", "status"]
@@ -693,8 +641,8 @@ def format_table(rows: list[dict]) -> str:
             [
                 row["case"],
                 row["unit"],
-                _fmt(a),
-                _fmt(p),
+                fmt(a),
+                fmt(p),
                 "n/a" if ratio is None else f"{ratio:.2f}x",
                 "(none)" if target is None else f"<= {target:.0f}x torch",
                 status,
