@@ -85,11 +85,7 @@ def topological_order(roots: Sequence[Node]) -> list[Node]:
     while ready:
         node = ready.pop()
         order.append(node)
-        for child in node._next:
-            if child is not None:
-                dependencies[child] -= 1
-                if dependencies[child] == 0:
-                    ready.append(child)
+        _release(node, dependencies, ready)
     return order
 
 

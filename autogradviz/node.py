@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import weakref
 
-from . import tensor as _tensor_module
-
 # Marks "this node's own output" among the saved values: its array is kept,
 # since holding the output tensor itself would form a cycle.
 OUTPUT = object()
@@ -82,7 +80,7 @@ class Node:
     @property
     def saved_tensors(self) -> tuple:
         """The values saved for backward, as tensors (the drawings' show_saved)."""
-        return tuple(x for x in self._unpack(True) if isinstance(x, _tensor_module.Tensor))
+        return tuple(x for x in self._unpack(True) if isinstance(x, Tensor))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
@@ -116,17 +114,17 @@ class Node:
         values = []
         for value, source in zip(saved, self._sources):
             if source is OUTPUT:
-                values.append(_tensor_module._make(value, self))
+                values.append(_make(value, self))
             elif source is None:
                 values.append(value)
             else:
                 edge = self._next[source]
                 if edge is None:
-                    values.append(_tensor_module._make(value))
+                    values.append(_make(value))
                 elif type(edge) is AccumulateGrad:
                     values.append(edge.variable)
                 else:
-                    values.append(_tensor_module._make(value, edge))
+                    values.append(_make(value, edge))
         return tuple(values)
 
     def _version_error(self, found: int, expected: int, shape: tuple) -> None:
@@ -150,7 +148,7 @@ class Node:
     # -- building the graph -----------------------------------------------------
 
     @classmethod
-    def record(cls, data, inputs, saved=(), args=None, save_output=False):
+    def record(cls, data, inputs, saved=(), args=None):
         """Wrap `data` as the op's output and, if any input needs grad, link it
         into the graph through a new node of this class.
 
@@ -274,6 +272,6 @@ def _retain(node: Node, tensor) -> None:
 from numpy import asarray, ndarray  # noqa: E402
 
 from .grad_mode import _state as _grad_state  # noqa: E402
-from .tensor import Tensor, _inplace_epoch  # noqa: E402
+from .tensor import Tensor, _inplace_epoch, _make  # noqa: E402
 
 _new = object.__new__

@@ -129,7 +129,7 @@ def pow(a, b):  # noqa: A001 - PyTorch's name
         # 2 ** x: ln 2 is computed once, at the output's precision
         ln_base = np.log(np.asarray(a if a != 0 else 1, dtype=out.dtype))
         return PowBackward2.record(out, (b,), saved=(OUTPUT,), args=(a, ln_base))
-    return PowBackward1.record(out, (a, b), saved=(a, b, OUTPUT), save_output=True)
+    return PowBackward1.record(out, (a, b), saved=(a, b, OUTPUT))
 
 
 # c = k ** b, k a number -----------------------------------------------------------------

@@ -54,7 +54,7 @@ class ExpBackward0(Node):
 
 def exp(a):
     a = operand(a)
-    return ExpBackward0.record(np.exp(float_data(a)), (a,), saved=(OUTPUT,), save_output=True)
+    return ExpBackward0.record(np.exp(float_data(a)), (a,), saved=(OUTPUT,))
 
 
 # ln a ---------------------------------------------------------------------------
@@ -84,7 +84,7 @@ class SqrtBackward0(Node):
 
 def sqrt(a):
     a = operand(a)
-    return SqrtBackward0.record(np.sqrt(float_data(a)), (a,), saved=(OUTPUT,), save_output=True)
+    return SqrtBackward0.record(np.sqrt(float_data(a)), (a,), saved=(OUTPUT,))
 
 
 # sin a, cos a ------------------------------------------------------------------------
@@ -128,7 +128,7 @@ class TanhBackward0(Node):
 
 def tanh(a):
     a = operand(a)
-    return TanhBackward0.record(np.tanh(float_data(a)), (a,), saved=(OUTPUT,), save_output=True)
+    return TanhBackward0.record(np.tanh(float_data(a)), (a,), saved=(OUTPUT,))
 
 
 # σ(a) = 1 / (1 + e^-a) ------------------------------------------------------------------
@@ -147,7 +147,7 @@ def sigmoid(a):
     # e^-|a| never overflows; the two branches are the same function
     e = np.exp(-np.abs(x))
     out = np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
-    return SigmoidBackward0.record(out, (a,), saved=(OUTPUT,), save_output=True)
+    return SigmoidBackward0.record(out, (a,), saved=(OUTPUT,))
 
 
 # relu(a) = max(a, 0) -------------------------------------------------------------------
@@ -163,7 +163,7 @@ class ReluBackward0(Node):
 
 def relu(a):
     a = operand(a)
-    return ReluBackward0.record(np.maximum(a._data, 0), (a,), saved=(OUTPUT,), save_output=True)
+    return ReluBackward0.record(np.maximum(a._data, 0), (a,), saved=(OUTPUT,))
 
 
 # clamp(a, min, max) ----------------------------------------------------------------------

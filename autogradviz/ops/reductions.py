@@ -147,7 +147,7 @@ def std(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     axes = _axes(dim, a.ndim)
     c = _correction(unbiased, correction)
     out = np.std(float_data(a), axis=axes, keepdims=keepdim, ddof=c)
-    return StdBackward0.record(out, (a,), saved=(a, OUTPUT), args=(axes, keepdim, c), save_output=True)
+    return StdBackward0.record(out, (a,), saved=(a, OUTPUT), args=(axes, keepdim, c))
 
 
 # max, min ---------------------------------------------------------------------------
@@ -244,7 +244,7 @@ def softmax(a, dim: int = -1):
     (axis,) = _axes(dim, a.ndim)
     e = np.exp(_shifted(float_data(a), axis))
     out = e / np.sum(e, axis=axis, keepdims=True)
-    return SoftmaxBackward0.record(out, (a,), saved=(OUTPUT,), args=(axis,), save_output=True)
+    return SoftmaxBackward0.record(out, (a,), saved=(OUTPUT,), args=(axis,))
 
 
 class LogSoftmaxBackward0(Node):
@@ -263,7 +263,7 @@ def log_softmax(a, dim: int = -1):
     (axis,) = _axes(dim, a.ndim)
     z = _shifted(float_data(a), axis)
     out = z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
-    return LogSoftmaxBackward0.record(out, (a,), saved=(OUTPUT,), args=(axis,), save_output=True)
+    return LogSoftmaxBackward0.record(out, (a,), saved=(OUTPUT,), args=(axis,))
 
 
 class LogsumexpBackward0(Node):
@@ -287,7 +287,7 @@ def logsumexp(a, dim, keepdim: bool = False):
     if not keepdim:
         out = out.reshape([n for i, n in enumerate(out.shape) if i not in axes])
     out = out.astype(x.dtype, copy=False)
-    return LogsumexpBackward0.record(out, (a,), saved=(a, OUTPUT), args=(axes, keepdim), save_output=True)
+    return LogsumexpBackward0.record(out, (a,), saved=(a, OUTPUT), args=(axes, keepdim))
 
 
 # float32 in, float32 out; these keep numpy from widening
