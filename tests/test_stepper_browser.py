@@ -10,12 +10,10 @@ installs both). Screenshots go to tests/artifacts/ (not in git).
 from __future__ import annotations
 
 import base64
-import json
 import os
 import re
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -25,27 +23,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, jupyter_data_dir  # noqa: E402
 
 import autogradviz as agv
 from autogradviz.viz.labels import preview
 
-CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
     pytest.skip("no /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
 
 ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = Path(__file__).parent / "artifacts"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 
 SEED_SOURCE = """\
 a = agv.tensor(2.0, requires_grad=True)
@@ -284,12 +272,6 @@ NOTEBOOK_CELLS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _notebook(path: Path) -> None:
     nbformat = pytest.importorskip("nbformat")
     cells = [nbformat.v4.new_code_cell(source) for source in NOTEBOOK_CELLS]
@@ -306,13 +288,7 @@ def lab(tmp_path_factory):
     root = tmp / "root"
     root.mkdir()
     _notebook(root / "stepper.ipynb")
-    # the kernel is this very Python, whatever python3 kernelspec the machine has elsewhere
-    kernel = tmp / "data" / "kernels" / "python3"
-    kernel.mkdir(parents=True)
-    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    (kernel / "kernel.json").write_text(
-        json.dumps({"argv": argv, "display_name": "Python 3", "language": "python"})
-    )
+    data_dir = jupyter_data_dir(tmp)
     # no news or update toasts: they can cover the widget's buttons
     settings = tmp / "settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
@@ -322,7 +298,7 @@ def lab(tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if k != "AUTOGRADVIZ_RENDERER"}
     env.update(
         JUPYTER_CONFIG_DIR=str(tmp / "config"),
-        JUPYTER_DATA_DIR=str(tmp / "data"),
+        JUPYTER_DATA_DIR=str(data_dir),
         JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
         JUPYTERLAB_SETTINGS_DIR=str(tmp / "settings"),
         JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
@@ -334,7 +310,7 @@ def lab(tmp_path_factory):
             + [d for d in os.environ["PATH"].split(os.pathsep) if d and not (Path(d) / "dot").exists()]
         ),
     )
-    port, token = _free_port(), secrets.token_hex(16)
+    port, token = free_port(), secrets.token_hex(16)
     command = [
         sys.executable,
         "-m",

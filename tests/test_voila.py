@@ -16,7 +16,6 @@ import contextlib
 import html.parser
 import importlib.util
 import io
-import json
 import os
 import secrets
 import signal
@@ -27,10 +26,10 @@ import time
 from pathlib import Path
 
 import pytest
+from _browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, jupyter_data_dir  # noqa: E402
 
 import autogradviz as agv
 
-CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
     pytest.skip("no /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -41,16 +40,6 @@ expect = sync_api.expect
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = "notebooks/en/06_inside_the_engine.ipynb"
-ARTIFACTS = Path(__file__).parent / "artifacts"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 LAST_OUTPUT = "Right: all three answers pass."  # what the lesson's last cell prints
 
 
@@ -92,12 +81,6 @@ def text_of(fragment: str) -> str:
 
 
 # -- the Voila server --------------------------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _descendants(pid: int) -> list[int]:
@@ -146,23 +129,17 @@ def _stop(server: subprocess.Popen) -> None:
 def voila(tmp_path_factory):
     """`voila` on the lesson, from this Python, on a free port; yields the page's URL."""
     tmp = tmp_path_factory.mktemp("voila")
-    # the kernel is this very Python, whatever python3 kernelspec the machine has elsewhere
-    kernel = tmp / "data" / "kernels" / "python3"
-    kernel.mkdir(parents=True)
-    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    (kernel / "kernel.json").write_text(
-        json.dumps({"argv": argv, "display_name": "Python 3", "language": "python"})
-    )
+    data_dir = jupyter_data_dir(tmp)
     env = {k: v for k, v in os.environ.items() if k != "AUTOGRADVIZ_RENDERER"}
     env.update(
         JUPYTER_CONFIG_DIR=str(tmp / "config"),
-        JUPYTER_DATA_DIR=str(tmp / "data"),
+        JUPYTER_DATA_DIR=str(data_dir),
         JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
         IPYTHONDIR=str(tmp / "ipython"),
         PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
         PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]),
     )
-    port, token = _free_port(), secrets.token_hex(16)
+    port, token = free_port(), secrets.token_hex(16)
     command = [
         sys.executable,
         "-m",
