@@ -124,9 +124,10 @@ def backward_steps(
     leaf_grads: dict[Tensor, object] = {}
     retained: list[tuple[Tensor, object]] = []
     executed: list[Node] = []
-    # ids of arrays that something else may hold too (the seed, a hook's result, an
-    # upstream gradient passed on as it is): `.grad` gets a copy of these, and
-    # keeps any other array as it is, like PyTorch's AccumulateGrad "stealing" it
+    # ids of arrays that something else may hold too (the seed, what a hook saw or
+    # returned, an upstream gradient passed on as it is): a leaf's `.grad` gets a
+    # copy of these, and keeps any other array as it is, like PyTorch's
+    # AccumulateGrad "stealing" a gradient that nothing else references
     borrowed = {id(g) for g in buffer.values()}
     # the same walk as topological_order(), run as we go
     dependencies = _dependencies(roots)
@@ -160,10 +161,10 @@ def backward_steps(
         saved = node._saved
         if create_graph:
             grads = _call_vjp_recording(node, m, g)
+        elif saved and node._epoch == _inplace_epoch[0]:
+            grads = node.vjp(m, g, *saved)  # no in-place op anywhere since it saved them
         elif saved == ():
             grads = node.vjp(m, g)
-        elif saved is not None and node._epoch == _inplace_epoch[0]:
-            grads = node.vjp(m, g, *saved)  # no in-place op anywhere since it saved them
         else:  # raises if the saved values were freed, or changed in place since
             grads = node.vjp(m, g, *node._unpack(False))
         reductions = merges = None
@@ -186,11 +187,11 @@ def backward_steps(
                     gi = sum_to(m, gi, shape)
                 if _dtype_of(gi) != dtype:  # as PyTorch does: each input's gradient in its dtype
                     gi = m.to(gi, dtype)
-            if gi is g or (i == 1 and gi is grads[0]) or (i > 1 and _sent_before(gi, grads, i)):
-                borrowed.add(id(gi))
             waiting = buffer.get(child)
             if waiting is None:
                 buffer[child] = gi
+                if type(child) is AccumulateGrad and (gi is g or _sent_twice(gi, grads)):
+                    borrowed.add(id(gi))
             else:  # another path got here first: gradients from all paths add up
                 total = buffer[child] = waiting + gi
                 merges = (merges or []) + [(i, waiting, gi, total)]
@@ -228,9 +229,9 @@ def _call_vjp_recording(node: Node, m, g):
         _grad_state.enabled = previous
 
 
-def _sent_before(gi, grads, i: int) -> bool:
-    """Does this node send the very same array to an earlier input too?"""
-    return any(grads[j] is gi for j in range(i))
+def _sent_twice(gi, grads) -> bool:
+    """Does this node send the very same array to two of its inputs?"""
+    return sum(x is gi for x in grads) > 1
 
 
 def _output_hooks(node: Node, g, create_graph: bool, retained: list, borrowed: set):
@@ -260,6 +261,7 @@ def _nodes_leading_to(order: list[Node], targets: dict[Node, list[int]]) -> set[
 
 def _run_hooks(hooks: list, g, create_graph: bool, borrowed: set):
     for hook in list(hooks):
+        borrowed.add(id(g))  # the hook may keep what it is given
         result = hook(g if create_graph else _make(g))
         if result is None:
             continue

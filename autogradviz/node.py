@@ -27,8 +27,7 @@ class Node:
     __slots__ = (
         "_next",  # tuple of Node | None, one per input
         "_saved",  # the saved values (arrays, numbers); None once freed
-        "_sources",  # where each saved value came from: an input's index, or OUTPUT
-        "_checks",  # None, or (position, counter, version) * n, flat: the saved tensors' versions
+        "_checks",  # None, or per saved tensor, flat: (position, source, counter, version)
         "_epoch",  # the in-place op count when the values were saved (see tensor._inplace_epoch)
         "_inputs",  # (shape, dtype) of each input, kept only when some differ from the output's
         "args",  # the op's non-tensor parameters (dim, keepdim, ...)
@@ -103,29 +102,38 @@ class Node:
                 "retain_graph=True if you need to backward through the graph a second time or "
                 "if you need to access saved tensors after calling backward."
             )
-        if self._checks is not None:
-            checks = self._checks
-            for k in range(0, len(checks), 3):
-                position, box, expected = checks[k], checks[k + 1], checks[k + 2]
-                if len(box) != expected:
-                    self._version_error(len(box), expected, saved[position].shape)
+        checks = self._checks
+        if checks is None:
+            return saved
+        for k in range(0, len(checks), 4):
+            position, box, expected = checks[k], checks[k + 2], checks[k + 3]
+            if len(box) != expected:
+                self._version_error(len(box), expected, saved[position].shape)
         if not as_tensors:
             return saved
-        values = []
-        for value, source in zip(saved, self._sources):
+        values = list(saved)
+        for k in range(0, len(checks), 4):
+            position, source = checks[k], checks[k + 1]
             if source is OUTPUT:
-                values.append(_make(value, self))
-            elif source is None:
-                values.append(value)
+                values[position] = _make(saved[position], self)
+                continue
+            edge = self._next[source]
+            if edge is None:
+                values[position] = _make(saved[position])
+            elif type(edge) is AccumulateGrad:
+                values[position] = edge.variable
             else:
-                edge = self._next[source]
-                if edge is None:
-                    values.append(_make(value))
-                elif type(edge) is AccumulateGrad:
-                    values.append(edge.variable)
-                else:
-                    values.append(_make(value, edge))
+                values[position] = _make(saved[position], edge)
         return tuple(values)
+
+    def _saved_sources(self) -> tuple:
+        """Where each saved value came from: an input's index, OUTPUT, or None
+        for a plain value (a number, an index array)."""
+        sources = [None] * len(self._saved)
+        checks = self._checks or ()
+        for k in range(0, len(checks), 4):
+            sources[checks[k]] = checks[k + 1]
+        return tuple(sources)
 
     def _version_error(self, found: int, expected: int, shape: tuple) -> None:
         raise RuntimeError(
@@ -155,50 +163,48 @@ class Node:
         `saved` lists what the backward formula needs: input tensors, plain
         values, or OUTPUT for the op's own result.
         """
+        # every op passes through here, so it is written for speed: one loop
+        # over the inputs, and nothing built that the common case does not need
         if type(data) is not ndarray:  # numpy returns scalars from 0-d ops
             data = asarray(data)
         out = _new(Tensor)
         out._data = data
-        out._grad = None
-        out._version_box = None
-        out._meta = None
-        out._grad_fn = None
+        out._grad_fn = out._grad = out._version_box = out._meta = None
         out._requires_grad = False
         if not _grad_state.enabled:
             return out
-        # one pass over the inputs: the edges; the constants (inputs with no
-        # edge, kept for drawings only); and whether the engine will need each
-        # input's shape and dtype (to undo broadcasting, or to cast the gradient)
+        # the edges, the constants, and whether the engine will need the inputs'
+        # shapes and dtypes (to undo broadcasting, or to cast a gradient back)
         edges = []
-        constants = None
+        consts = None
         differs = False
+        dtype, broadcasts = data.dtype, cls.broadcasts
         for t in inputs:
             if type(t) is Tensor and t._requires_grad:
-                fn = t._grad_fn
-                edges.append(fn if fn is not None else t._accumulator())
+                edges.append(t._grad_fn or t._accumulator())
                 a = t._data
-                if a.dtype is not data.dtype or (cls.broadcasts and a.shape != data.shape):
+                if a.dtype is not dtype or (broadcasts and a.shape != data.shape):
                     differs = True
-            else:
-                if constants is None:
-                    constants = [None] * len(edges)
-                constants.append(t._data if type(t) is Tensor else t)
+            else:  # a constant: no edge; its value is kept for drawings only
+                if consts is None:
+                    consts = [None] * len(inputs)
+                consts[len(edges)] = t._data if type(t) is Tensor else t
                 edges.append(None)
-            if constants is not None and len(constants) < len(edges):
-                constants.append(None)
-        if constants is not None and len(edges) == edges.count(None):
-            return out  # nothing here needs a gradient
+        if consts is not None:
+            if edges.count(None) == len(edges):
+                return out  # nothing here needs a gradient
+            consts = tuple(consts)
         node = _new(cls)
         node._next = tuple(edges)
         node.args = args
         node._output = data
         node._meta = None
-        node._consts = None if constants is None else tuple(constants)
+        node._consts = consts
         node._inputs = _shapes_and_dtypes(inputs) if differs else None
         if saved:
             _save(node, saved, inputs, out)
         else:
-            node._saved = node._sources = ()
+            node._saved = ()
             node._checks = None
         out._grad_fn = node
         out._requires_grad = True
@@ -220,7 +226,6 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._next = ()
         self._saved = ()
-        self._sources = ()
         self._checks = None
         self._inputs = None
         self.args = None
@@ -235,26 +240,24 @@ class AccumulateGrad(Node):
 def _save(node: Node, saved, inputs, out) -> None:
     """Keep the arrays the formula needs, and watch each one's version counter:
     an in-place change between now and backward must raise, not go unnoticed."""
-    values, sources, checks = [], [], []
+    values = []
+    checks = []  # per saved tensor: its position, its source, its counter, its version now
     for item in saved:
         if type(item) is Tensor:
             box = item._version_box
             if box is None:
                 box = item._version_box = bytearray()
-            checks += (len(values), box, len(box))
+            source = 0 if item is inputs[0] else _index_of(item, inputs)
+            checks += (len(values), source, box, len(box))
             values.append(item._data)
-            sources.append(0 if inputs[0] is item else _index_of(item, inputs))
         elif item is OUTPUT:
             box = out._version_box = bytearray()
-            checks += (len(values), box, 0)
+            checks += (len(values), OUTPUT, box, 0)
             values.append(out._data)
-            sources.append(OUTPUT)
         else:
             values.append(item)
-            sources.append(None)
     node._saved = tuple(values)
     node._epoch = _inplace_epoch[0]
-    node._sources = tuple(sources)
     node._checks = tuple(checks) if checks else None
 
 

@@ -484,6 +484,30 @@ def test_leaf_hook_modifies_what_is_accumulated():
     assert x.grad.tolist() == [5.0, 5.0]
 
 
+def test_gradient_kept_by_a_hook_is_not_changed_by_later_accumulation():
+    # .grad may take over ("steal") a gradient array only if nothing else holds
+    # it; a hook that keeps the tensor it was shown holds it
+    torch = torch_or_skip()
+    results = []
+    for lib in (agv, torch):
+        kept = []
+        x = lib.ones(3, requires_grad=True)
+        x.register_hook(lambda g: kept.append(g))
+        (x * 2).sum().backward()
+        (x * 2).sum().backward()
+        results.append(([g.tolist() for g in kept], x.grad.tolist()))
+    assert results[0] == results[1] == ([[2.0] * 3, [2.0] * 3], [4.0] * 3)
+
+
+def test_constant_factor_gets_no_gradient_computed():
+    # MulBackward0 skips the product for an input that needs no grad
+    x = agv.tensor([1.0, 2.0], requires_grad=True)
+    w = agv.tensor([3.0, 4.0])
+    y = x * w
+    sent = [step.sent for step in engine.backward_steps([y], [agv.ones(2)])]
+    assert sent[0][0].tolist() == [3.0, 4.0] and sent[0][1] is None
+
+
 def test_zero_item_tolist_numpy():
     x = agv.tensor([[1.0, 2.0], [3.0, 4.0]])
     assert x.tolist() == [[1.0, 2.0], [3.0, 4.0]]

@@ -53,7 +53,8 @@ class MulBackward0(Node):
     rules = ("∂(a·b)/∂a = b", "∂(a·b)/∂b = a")
 
     def vjp(self, m, g, a, b):
-        return g * b, g * a
+        # y * 2.0 or x * w with w a constant: skip the product no input needs
+        return (g * b if self.needs(0) else None), (g * a if self.needs(1) else None)
 
 
 def mul(a, b):
@@ -69,7 +70,7 @@ class DivBackward0(Node):
     rules = ("∂(a/b)/∂a = 1/b", "∂(a/b)/∂b = -a/b²")
 
     def vjp(self, m, g, a, b):
-        return g / b, -g * a / (b * b)
+        return (g / b if self.needs(0) else None), (-g * a / (b * b) if self.needs(1) else None)
 
 
 def div(a, b):

@@ -280,7 +280,7 @@ def backward_model(roots: list[Tensor], names: Mapping | None, show_saved: bool 
             if child is not None:
                 model.arrows.append(Arrow(node_id, fn_ids[child]))
         if show_saved and node._saved:
-            for value, source in zip(node._saved, node._sources):
+            for value, source in zip(node._saved, node._saved_sources()):
                 if not isinstance(value, np.ndarray):
                     continue
                 label = _saved_name(node, source, namer)
