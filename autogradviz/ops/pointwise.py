@@ -157,8 +157,7 @@ class ReluBackward0(Node):
     op, rules = "relu", ("∂relu(a)/∂a = 1 if a > 0 else 0",)
 
     def vjp(self, m, g, out):
-        # sign(out) is the 0/1 mask (out > 0), but it stays in the graph for a second derivative
-        return (g * m.sign(out),)
+        return (g * m.relu_mask(out),)
 
 
 def relu(a):

@@ -85,7 +85,7 @@ class MeanBackward0(Node):
     def vjp(self, m, g):
         shape, axes, keepdim = self.args
         n = _count(shape, axes)
-        return (m.expand(_unreduce(m, g, shape, axes, keepdim), shape) / n,)
+        return (m.expand(_unreduce(m, g / n, shape, axes, keepdim), shape),)
 
 
 def mean(a, dim=None, keepdim: bool = False):
@@ -95,7 +95,13 @@ def mean(a, dim=None, keepdim: bool = False):
             f"mean(): could not infer output dtype. Input dtype must be floating point, but got {a.dtype!r}"
         )
     axes = _axes(dim, a.ndim)
-    out = np.mean(a._data, axis=axes, keepdims=keepdim)
+    n = _count(a.shape, axes)
+    # the sum divided by the count is what np.mean computes, without its overhead
+    out = (
+        np.sum(a._data, axis=axes, keepdims=keepdim) / n
+        if n
+        else np.mean(a._data, axis=axes, keepdims=keepdim)
+    )
     node = MeanBackward0 if dim is None else MeanBackward1
     return node.record(out, (a,), args=(a.shape, axes, keepdim))
 
