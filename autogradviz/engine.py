@@ -97,12 +97,16 @@ def backward_steps(
     inputs: Sequence[Tensor] | None = None,
     captured: list | None = None,
     accumulate: bool = True,
-) -> Iterator[BackwardStep]:
+    details: bool = True,
+) -> Iterator[BackwardStep | Node]:
     """Run backward from `tensors`, seeded with `grad_tensors`, one node at a time.
 
     With `inputs`, the gradients arriving at those tensors are stored in
     `captured` (agv.grad) and no `.grad` is written; with accumulate=False,
     nothing is written either (the stepper replays the walk this way).
+    With details=False, each step is just the node that ran: `backward()`
+    only needs the walk to happen, and building a BackwardStep per node
+    would cost it about a tenth of its time on a long chain.
     """
     m = tensor_math if create_graph else numpy_math
     buffer: dict[Node, object] = {}  # gradient waiting at each node, paths summed
@@ -151,8 +155,11 @@ def backward_steps(
                 g = _run_hooks(leaf._extra("hooks"), g, create_graph, borrowed)
             if accumulate:
                 leaf_grads[leaf] = g
-            before = None if leaf._grad is None else leaf._grad._data
-            yield _new_step(BackwardStep, (index, node, g, (), None, None, leaf, before))
+            if details:
+                before = None if leaf._grad is None else leaf._grad._data
+                yield _new_step(BackwardStep, (index, node, g, (), None, None, leaf, before))
+            else:
+                yield node
             continue
         if needed is not None and not any(child in needed for child in node._next):
             _release(node, dependencies, ready)
@@ -196,7 +203,11 @@ def backward_steps(
                 total = buffer[child] = waiting + gi
                 merges = (merges or []) + [(i, waiting, gi, total)]
         executed.append(node)
-        yield _new_step(BackwardStep, (index, node, g, grads, reductions, merges, None, None))
+        yield (
+            _new_step(BackwardStep, (index, node, g, grads, reductions, merges, None, None))
+            if details
+            else node
+        )
 
     # the walk succeeded: now write .grad, and free what backward saved
     for leaf, g in leaf_grads.items():
@@ -205,8 +216,10 @@ def backward_steps(
         for owner, g in retained:
             _accumulate(owner, g, create_graph, True)
     if not retain_graph:
-        for node in executed:
-            node._free()
+        for node in executed:  # Node._free(), inlined: this loop runs once per node
+            node._output = None
+            if node._saved:
+                node._saved = node._checks = None
 
 
 def _release(node: Node, dependencies: dict, ready: list) -> None:
@@ -358,7 +371,7 @@ def backward(
     grads = _root_grads(outputs, _as_list(grad_tensors), create_graph, "backward")
     if retain_graph is None:
         retain_graph = create_graph
-    for _ in backward_steps(outputs, grads, retain_graph, create_graph):
+    for _ in backward_steps(outputs, grads, retain_graph, create_graph, details=False):
         pass
 
 
@@ -381,7 +394,9 @@ def grad(
     if retain_graph is None:
         retain_graph = create_graph
     captured: list = [None] * len(ins)
-    for _ in backward_steps(outs, grads, retain_graph, create_graph, inputs=ins, captured=captured):
+    for _ in backward_steps(
+        outs, grads, retain_graph, create_graph, inputs=ins, captured=captured, details=False
+    ):
         pass
     result = []
     for t, g in zip(ins, captured):

@@ -178,12 +178,12 @@ class Node:
         edges = []
         consts = None
         differs = False
-        dtype, broadcasts = data.dtype, cls.broadcasts
+        dtype, shape = data.dtype, data.shape if cls.broadcasts else None
         for t in inputs:
             if type(t) is Tensor and t._requires_grad:
                 edges.append(t._grad_fn or t._accumulator())
                 a = t._data
-                if a.dtype is not dtype or (broadcasts and a.shape != data.shape):
+                if a.dtype is not dtype or (shape is not None and a.shape != shape):
                     differs = True
             else:  # a constant: no edge; its value is kept for drawings only
                 if consts is None:
@@ -191,7 +191,7 @@ class Node:
                 consts[len(edges)] = t._data if type(t) is Tensor else t
                 edges.append(None)
         if consts is not None:
-            if edges.count(None) == len(edges):
+            if not any(edges):
                 return out  # nothing here needs a gradient
             consts = tuple(consts)
         node = _new(cls)
