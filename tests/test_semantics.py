@@ -509,6 +509,30 @@ def test_constant_factor_gets_no_gradient_computed():
     assert sent[0][0].tolist() == [3.0, 4.0] and sent[0][1] is None
 
 
+@pytest.mark.parametrize("op", ["mul", "div"])
+def test_only_needed_factors_are_saved_like_torch(op):
+    # h * c with c constant: the gradient of h needs c, not h, so neither library
+    # keeps h, and changing h in place afterwards is no error; changing c is
+    torch = torch_or_skip()
+    outcomes = []
+    for lib in (agv, torch):
+        results = []
+        for changed in ("h", "c"):
+            x = lib.tensor([1.0, 2.0], requires_grad=True)
+            c = lib.tensor([3.0, 4.0])
+            h = x * 2
+            y = h * c if op == "mul" else h / c
+            (h if changed == "h" else c).add_(1)
+            try:
+                y.sum().backward()
+                results.append(("ok", [round(v, 6) for v in x.grad.tolist()]))
+            except RuntimeError as error:
+                results.append(("error", "modified by an inplace operation" in str(error)))
+        outcomes.append(results)
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0][0] == "ok" and outcomes[0][1] == ("error", True)
+
+
 def test_zero_item_tolist_numpy():
     x = agv.tensor([[1.0, 2.0], [3.0, 4.0]])
     assert x.tolist() == [[1.0, 2.0], [3.0, 4.0]]

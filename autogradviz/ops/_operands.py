@@ -33,6 +33,16 @@ def data(x):
     return x._data if type(x) is Tensor else x
 
 
+def needs_grad(x) -> bool:
+    return type(x) is Tensor and x._requires_grad
+
+
+def kept_if(x, flag: bool):
+    """`x` if a backward formula will need it, else None: a node saves only what
+    its formulas will use (so an unused value may change in place freely)."""
+    return x if flag else None
+
+
 def float_data(t: Tensor) -> np.ndarray:
     """Integer tensors become float32 before a float op, as in PyTorch."""
     array = t._data

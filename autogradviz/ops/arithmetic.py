@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..node import OUTPUT, Node
-from ._operands import binary, data, operand
+from ._operands import binary, data, kept_if, needs_grad, operand
 
 
 # c = a + b ---------------------------------------------------------------------
@@ -59,7 +59,11 @@ class MulBackward0(Node):
 
 def mul(a, b):
     a, b = operand(a), operand(b)
-    return MulBackward0.record(binary("mul", np.multiply, a, b), (a, b), saved=(a, b))
+    # as PyTorch does, keep each factor only if the other one needs a gradient:
+    # then changing the other in place later (a constant, say) is no error
+    return MulBackward0.record(
+        binary("mul", np.multiply, a, b), (a, b), saved=(kept_if(a, needs_grad(b)), kept_if(b, needs_grad(a)))
+    )
 
 
 # c = a / b ---------------------------------------------------------------------
@@ -75,7 +79,9 @@ class DivBackward0(Node):
 
 def div(a, b):
     a, b = operand(a), operand(b)
-    return DivBackward0.record(binary("div", np.true_divide, a, b), (a, b), saved=(a, b))
+    return DivBackward0.record(
+        binary("div", np.true_divide, a, b), (a, b), saved=(kept_if(a, needs_grad(b)), b)
+    )
 
 
 # c = -a ------------------------------------------------------------------------

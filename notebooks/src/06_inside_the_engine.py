@@ -81,9 +81,10 @@ print("local derivatives: ", c.grad_fn.rules)
 - for `b`, `None`: no edge at all, because nobody wants `b`'s gradient.
 
 These edges are what Paddle calls the **grad pending ops** of a backward op: the ops that run
-after it and are waiting for what it sends. Note that the node **saved both** `a` and `b`,
-although `b` gets no gradient: the derivative with respect to `a` *is* `b`, so `b`'s value is
-needed.
+after it and are waiting for what it sends. Note what the node **saved**: only `b`. The
+derivative with respect to `a` *is* `b`, so `b`'s value is needed; `a`'s value would only be
+needed for `b`'s gradient, which nobody asked for, so it is not kept (PyTorch keeps exactly the
+same: `c.grad_fn._saved_self` is None there).
 
 `agv.draw(..., kind="backward")` draws the backward nodes; `show_saved=True` adds what each one
 saved (dashed, orange). Backward starts at the green output and flows to the right.
@@ -95,8 +96,9 @@ saved (dashed, orange). Backward starts at the green output and flows to the rig
 - 对 `b`，是 `None`：根本没有这条边，因为没有人需要 `b` 的梯度。
 
 这些边就是 Paddle 所说的反向算子的 **grad pending ops**：在它之后运行、正等着它把梯度传过来的那些算子。
-注意，这个节点把 `a` 和 `b` **都保存了下来**，尽管 `b` 并不会得到梯度：对 `a` 的导数*正是* `b`，
-所以必须记住 `b` 的值。
+注意这个节点**保存**了什么：只有 `b`。对 `a` 的导数*正是* `b`，所以必须记住 `b` 的值；
+而 `a` 的值只有在求 `b` 的梯度时才用得上，可没有人需要 `b` 的梯度，所以不必保存
+（PyTorch 也完全一样：在那里 `c.grad_fn._saved_self` 是 None）。
 
 `agv.draw(..., kind="backward")` 画出反向节点；`show_saved=True` 再把每个节点保存的值画出来
 （橙色虚线框）。反向传播从绿色的输出开始，向右流动。
@@ -113,8 +115,8 @@ agv.draw(c, names=locals(), kind="backward", show_saved=True)
 
 Paddle describes the backward op of a multiplication like a function:
 
-- its **inputs** are the forward inputs (`a` and `b`, the saved values) plus the gradient of the
-  forward output (`∂c/∂c = 1`, since backward starts at `c`);
+- its **inputs** are the forward inputs that its formulas need (here only `b`, the saved value)
+  plus the gradient of the forward output (`∂c/∂c = 1`, since backward starts at `c`);
 - its **outputs** are the gradients of the forward inputs: `1 × b = 5` for `a`, and `None` for
   `b`, whose `stop_gradient` is True.
 
@@ -126,7 +128,7 @@ this sequence. With `accumulate=False` it writes no `.grad`, so we can watch fir
 
 Paddle 把乘法的反向算子描述成一个函数：
 
-- 它的**输入**是前向的输入（`a` 和 `b`，即保存下来的值），再加上前向输出的梯度
+- 它的**输入**是其公式需要的那些前向输入（这里只有 `b`，即保存下来的值），再加上前向输出的梯度
   （`∂c/∂c = 1`，因为反向传播从 `c` 开始）；
 - 它的**输出**是前向各输入的梯度：给 `a` 的是 `1 × b = 5`，给 `b` 的是 `None`，
   因为 `b` 的 `stop_gradient` 为 True。
