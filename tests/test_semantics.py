@@ -509,7 +509,7 @@ def test_constant_factor_gets_no_gradient_computed():
     assert sent[0][0].tolist() == [3.0, 4.0] and sent[0][1] is None
 
 
-@pytest.mark.parametrize("op", ["mul", "div"])
+@pytest.mark.parametrize("op", ["mul", "div", "dot", "mm"])
 def test_only_needed_factors_are_saved_like_torch(op):
     # h * c with c constant: the gradient of h needs c, not h, so neither library
     # keeps h, and changing h in place afterwards is no error; changing c is
@@ -521,7 +521,10 @@ def test_only_needed_factors_are_saved_like_torch(op):
             x = lib.tensor([1.0, 2.0], requires_grad=True)
             c = lib.tensor([3.0, 4.0])
             h = x * 2
-            y = h * c if op == "mul" else h / c
+            if op == "mm":
+                y = h.reshape(1, 2) @ c.reshape(2, 1)
+            else:
+                y = {"mul": lambda: h * c, "div": lambda: h / c, "dot": lambda: h @ c}[op]()
             (h if changed == "h" else c).add_(1)
             try:
                 y.sum().backward()

@@ -179,22 +179,28 @@ class MatmulBackward0(Node):
     rules = ("∂(a@b)/∂a = g @ bᵀ", "∂(a@b)/∂b = aᵀ @ g")
 
     def vjp(self, m, g, a, b):
-        if a.ndim == 1 and b.ndim == 1:
-            return g * b, g * a
+        # a is kept only when b needs a gradient, and b only when a does
+        a_ndim, b_ndim = self.args
+        if a_ndim == 1 and b_ndim == 1:
+            return (g * b if self.needs(0) else None), (g * a if self.needs(1) else None)
         # treat a vector as a one-row (a) or one-column (b) matrix, then undo it
-        if a.ndim == 1:
-            a = m.reshape(a, (1,) + a.shape)
+        if a_ndim == 1:
             g = m.reshape(g, g.shape[:-1] + (1,) + g.shape[-1:])
-        if b.ndim == 1:
-            b = m.reshape(b, b.shape + (1,))
+        if b_ndim == 1:
             g = m.reshape(g, g.shape + (1,))
-        # skip the gradient nobody needs: for `x @ w` that is often the costly one
-        ga = g @ m.transpose(b, -1, -2) if self.needs(0) else None
-        gb = m.transpose(a, -1, -2) @ g if self.needs(1) else None
-        if ga is not None and self.args[0] == 1:
-            ga = m.reshape(ga, ga.shape[:-2] + ga.shape[-1:])
-        if gb is not None and self.args[1] == 1:
-            gb = m.reshape(gb, gb.shape[:-1])
+        ga = gb = None
+        if self.needs(0):
+            if b_ndim == 1:
+                b = m.reshape(b, b.shape + (1,))
+            ga = g @ m.transpose(b, -1, -2)
+            if a_ndim == 1:
+                ga = m.reshape(ga, ga.shape[:-2] + ga.shape[-1:])
+        if self.needs(1):
+            if a_ndim == 1:
+                a = m.reshape(a, (1,) + a.shape)
+            gb = m.transpose(a, -1, -2) @ g
+            if b_ndim == 1:
+                gb = m.reshape(gb, gb.shape[:-1])
         return ga, gb
 
 
@@ -227,7 +233,8 @@ def matmul(a, b):
     except (RuntimeError, ValueError):
         raise _matmul_error(x.shape, y.shape) from None
     node = _MATMUL_NODES.get((x.ndim, y.ndim), MatmulBackward0)
-    return node.record(out, (a, b), saved=(a, b), args=(x.ndim, y.ndim))
+    saved = (kept_if(a, needs_grad(b)), kept_if(b, needs_grad(a)))  # what PyTorch keeps, too
+    return node.record(out, (a, b), saved=saved, args=(x.ndim, y.ndim))
 
 
 def _matmul_error(a_shape: tuple, b_shape: tuple) -> RuntimeError:
