@@ -322,6 +322,23 @@ def measure(runners: dict, rounds: int, inner: int = 1, warmup: int = 1, marks: 
     return (samples, splits) if marks else samples
 
 
+def time_without_gc(runners: dict) -> dict:
+    """One run of each runner with the garbage collector off: the difference to
+    the timed runs is what its collections cost (for (c), most of it is the
+    full collections that walk every tracked object, the graph's included)."""
+    times = {}
+    for name, fn in runners.items():
+        gc.collect()
+        gc.disable()
+        try:
+            t0 = time.perf_counter()
+            fn()
+            times[name] = time.perf_counter() - t0
+        finally:
+            gc.enable()
+    return times
+
+
 # -- report ----------------------------------------------------------------------------------
 
 
@@ -470,6 +487,7 @@ def main(argv=None, out=None) -> list[dict]:
         if long_warmup:
             measure(chain_runners(args.chain_ops), rounds=0, warmup=2)
         samples, splits = measure(runners, rounds=long_rounds, warmup=long_warmup, marks=True)
+        without_gc = time_without_gc(runners)
         say(f"(c) chain of {n} ops, forward + backward + dropping the graph: {long_rounds} repeats")
         rows.append(
             {
@@ -488,6 +506,10 @@ def main(argv=None, out=None) -> list[dict]:
         for name, parts in splits.items():
             fwd, bwd, drop = sorted(parts, key=sum)[len(parts) // 2]
             say(f"    {name:<12} forward {fwd:7.3f}   backward {bwd:7.3f}   drop graph/return {drop:7.3f}")
+        say(
+            "(c) diagnostic, not the timed result: one more run of each with the garbage collector off, in seconds:"
+        )
+        say("    " + "   ".join(f"{name} {t:.3f}" for name, t in without_gc.items()))
     say()
     say("numpy = a hand-written numpy version of the same computation (see benchmarks/README.md).")
     if "b" in cases:
