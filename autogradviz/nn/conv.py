@@ -118,15 +118,20 @@ def _im2col(xp: np.ndarray, kernel, stride, dilation, out_hw) -> np.ndarray:
     return windows.transpose(0, 1, 4, 5, 2, 3).reshape(n, c * kh * kw, oh * ow)
 
 
-def _col2im(cols: np.ndarray, padded_shape: tuple, kernel, stride, dilation, out_hw) -> np.ndarray:
-    """The reverse of im2col: add every column entry back onto the pixel it
-    was read from (pixels read by several windows add up)."""
-    (kh, kw), (oh, ow) = kernel, out_hw
-    n, c = padded_shape[:2]
-    cols = cols.reshape(n, c, kh, kw, oh, ow)
-    out = np.zeros(padded_shape, dtype=cols.dtype)
+def _col2im_product(weight: np.ndarray, g: np.ndarray, padded_shape: tuple, stride, dilation, out_hw):
+    """col2im(Wᵀ @ g), the reverse of im2col: every window's gradient goes back
+    onto the pixels it read (pixels read by several windows add up).
+
+    Tap by tap: tap (i, j) of every window sends W[:, :, i, j]ᵀ @ g to the pixels
+    it read. The same arithmetic as Wᵀ @ g into whole (N, C·kh·kw, OH·OW) columns,
+    but each tap's (N, C, OH·OW) share is kh·kw times smaller: it stays in cache,
+    and the allocator reuses it instead of mapping fresh pages every step."""
+    _, c, kh, kw = weight.shape
+    out = np.zeros(padded_shape, dtype=g.dtype)
+    per_tap = np.empty((g.shape[0], c, g.shape[2]), dtype=g.dtype)
     for i, j in product(range(kh), range(kw)):
-        out[_tap(i, j, stride, dilation, out_hw)] += cols[:, :, i, j]
+        np.matmul(weight[:, :, i, j].T, g, out=per_tap)
+        out[_tap(i, j, stride, dilation, out_hw)] += per_tap.reshape(-1, c, *out_hw)
     return out
 
 
@@ -143,16 +148,22 @@ class ConvolutionBackward0(Node):
         if m is not numpy_math:
             raise NotImplementedError("double backward through conv2d is not supported")
         pads, stride, dilation, out_hw = self.args
-        kernel = weight.shape[2:]
         n, o = g.shape[:2]
         g = g.reshape(n, o, -1)
         gx = gw = gb = None
-        padded_shape = (n, x.shape[1], x.shape[2] + pads[0] + pads[1], x.shape[3] + pads[2] + pads[3])
         if self.needs(1):
-            gw = np.tensordot(g, cols, axes=([0, 2], [0, 2])).reshape(weight.shape)
+            # Σₙ colsₙ @ gₙᵀ, a product per sample then a sum: much faster than
+            # tensordot, which first copies cols and g into (…, N·OH·OW) matrices.
+            # Its (N, C·kh·kw, O) temporary outgrows that copy of cols only when
+            # O > OH·OW (deep layers): then tensordot takes less memory.
+            if o <= g.shape[2]:
+                gw = np.matmul(cols, g.transpose(0, 2, 1)).sum(axis=0).T
+            else:
+                gw = np.tensordot(g, cols, axes=([0, 2], [0, 2]))
+            gw = gw.reshape(weight.shape)
         if self.needs(0):
-            cols_grad = np.matmul(weight.reshape(o, -1).T, g)
-            gx = _unpad(_col2im(cols_grad, padded_shape, kernel, stride, dilation, out_hw), pads)
+            padded_shape = (n, x.shape[1], x.shape[2] + pads[0] + pads[1], x.shape[3] + pads[2] + pads[3])
+            gx = _unpad(_col2im_product(weight, g, padded_shape, stride, dilation, out_hw), pads)
         if self.needs(2):
             gb = g.sum(axis=(0, 2))
         return gx, gw, gb
@@ -256,8 +267,22 @@ class MaxPool2DWithIndicesBackward0(Node):
         padded_shape, pads, kernel, stride, dilation = self.args
         out_hw = g.shape[2:]
         gxp = np.zeros(padded_shape, dtype=g.dtype)
+        # g · (winner == k) picks g where tap k won: arithmetic, several times faster
+        # than np.where, whose branch per element on a random mask mispredicts. But
+        # 0 · inf is NaN, so a non-finite g takes np.where.
+        finite = bool(np.isfinite(g).all())
+        # windows that do not overlap (the usual kernel_size == stride) reach each
+        # pixel once, so the product can be written straight into place
+        overlap = any(s < (k - 1) * d + 1 for s, k, d in zip(stride, kernel, dilation))
         for k, (i, j) in enumerate(product(range(kernel[0]), range(kernel[1]))):
-            gxp[_tap(i, j, stride, dilation, out_hw)] += np.where(winner == k, g, 0)
+            tap = gxp[_tap(i, j, stride, dilation, out_hw)]  # a view: writing to it writes gxp
+            won = winner == k
+            if not finite:
+                tap += np.where(won, g, 0)
+            elif overlap:
+                tap += g * won
+            else:
+                np.multiply(g, won, out=tap)
         return (_unpad(gxp, pads),)
 
 
@@ -280,19 +305,21 @@ def max_pool2d(
     )
     xp = _pad(x._data, pads, -np.inf)
     # scan the taps, keeping the largest value so far and which tap it came from
-    out = None
-    winner = np.zeros((x.shape[0], x.shape[1], *out_hw), dtype=np.min_scalar_type(kernel[0] * kernel[1]))
+    out = xp[_tap(0, 0, stride, dilation, out_hw)].copy()
+    winner = np.zeros(out.shape, dtype=np.min_scalar_type(kernel[0] * kernel[1]))
     has_nan = bool(np.isnan(xp).any())  # checked once: NaN propagates, as in PyTorch
     for k, (i, j) in enumerate(product(range(kernel[0]), range(kernel[1]))):
-        tap = xp[_tap(i, j, stride, dilation, out_hw)]
-        if out is None:
-            out = tap.copy()
+        if k == 0:
             continue
+        tap = xp[_tap(i, j, stride, dilation, out_hw)]
         better = tap > out  # strictly: the first maximum wins
         if has_nan:
             better |= np.isnan(tap)
-        np.copyto(out, tap, where=better)
-        np.copyto(winner, k, where=better)
+        np.maximum(out, tap, out=out)  # np.maximum propagates NaN too
+        # k grows from tap to tap, so max(winner, k·better) is k where better, and
+        # winner elsewhere: arithmetic, several times faster than
+        # np.copyto(winner, k, where=better), whose branch per element mispredicts
+        np.maximum(winner, better * winner.dtype.type(k), out=winner)
     args = (xp.shape, pads, kernel, stride, dilation)
     result = _unbatch(MaxPool2DWithIndicesBackward0.record(out, (x,), saved=(winner,), args=args), unbatched)
     if not return_indices:
