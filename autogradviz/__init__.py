@@ -10,7 +10,13 @@ for learning how backpropagation works.
 
 import warnings as _warnings
 
-from . import data, models, nn, optim  # numpy only: layers, models, optimizers, datasets and a DataLoader
+from . import (  # numpy only: layers, models, optimizers, datasets and a DataLoader
+    autograd,
+    data,
+    models,
+    nn,
+    optim,
+)
 from . import tensor_methods as _tensor_methods  # noqa: F401 - attaches ops as methods
 from .creation import (
     arange,

@@ -38,8 +38,8 @@ def to_dtype(value) -> DType:
     """Accept agv dtypes, numpy dtypes, Python types and names like "float32"."""
     if isinstance(value, DType):
         return value
-    if value is float:
-        return float32
+    if value is float:  # a Python float is a double: PyTorch maps the type to float64 too
+        return float64
     if value is int:
         return int64
     if value is bool:

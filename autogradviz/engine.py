@@ -20,6 +20,7 @@ from .grad_mode import _state as _grad_state
 from .node import AccumulateGrad, Node
 from .ops import numpy_math, tensor_math
 from .ops.broadcast import reduced_axes, sum_to
+from .ops.pointwise import clone
 from .tensor import Tensor, _inplace_epoch, _make
 
 
@@ -123,6 +124,10 @@ def backward_steps(
         for i, t in enumerate(inputs):
             targets.setdefault(t._grad_fn or t._accumulator(), []).append(i)
         needed = _nodes_leading_to(topological_order(roots), targets)
+    # retain_grad() is a hook in PyTorch, so agv.grad fills those .grad too; only
+    # the stepper's replay (accumulate=False and no inputs) writes nothing at all
+    write_retained = accumulate or inputs is not None
+    if inputs is not None:
         accumulate = False
 
     leaf_grads: dict[Tensor, object] = {}
@@ -146,13 +151,13 @@ def backward_steps(
             continue
         if node._meta is not None:
             g = _output_hooks(node, g, create_graph, retained, borrowed)
-        if targets and node in targets:
+        leaf = node.variable if type(node) is AccumulateGrad else None
+        if leaf is not None and leaf._meta is not None and leaf._extra("hooks"):
+            g = _run_hooks(leaf._extra("hooks"), g, create_graph, borrowed)
+        if targets and node in targets:  # agv.grad: what arrives here, after the hooks
             for i in targets[node]:
                 captured[i] = g
-        if type(node) is AccumulateGrad:
-            leaf = node.variable
-            if leaf._meta is not None and leaf._extra("hooks"):
-                g = _run_hooks(leaf._extra("hooks"), g, create_graph, borrowed)
+        if leaf is not None:
             if accumulate:
                 leaf_grads[leaf] = g
             if details:
@@ -212,9 +217,9 @@ def backward_steps(
     # the walk succeeded: now write .grad, and free what backward saved
     for leaf, g in leaf_grads.items():
         _accumulate(leaf, g, create_graph, id(g) in borrowed)
-    if accumulate:
+    if write_retained:
         for owner, g in retained:
-            _accumulate(owner, g, create_graph, True)
+            _retain(owner, g, create_graph)
     if not retain_graph:
         for node in executed:  # Node._free(), inlined: this loop runs once per node
             node._output = None
@@ -287,6 +292,11 @@ def _run_hooks(hooks: list, g, create_graph: bool, borrowed: set):
                 f"hook '{_hook_name(hook)}' has changed the size of value: it returned a gradient of "
                 f"shape {result.shape}, but the gradient has shape {tuple(g.shape)}"
             )
+        if result._data.dtype != _dtype_of(g):
+            raise RuntimeError(
+                f"hook '{_hook_name(hook)}' has changed the type of value: it returned a gradient of "
+                f"dtype {result.dtype!r}, but the gradient has dtype {_make(np.empty(0, _dtype_of(g))).dtype!r}"
+            )
         g = result if create_graph else result._data
         borrowed.add(id(g))
     return g
@@ -301,15 +311,28 @@ def _accumulate(t: Tensor, g, create_graph: bool, borrowed: bool = True) -> None
     dtype = t._data.dtype
     existing = t._grad
     if create_graph:
-        g = g if g._data.dtype == dtype else _make(g._data.astype(dtype))
-        t._grad = g if existing is None else existing + g
+        # recorded, so that .grad can be differentiated again; a clone, because the
+        # arriving gradient may be the caller's `gradient=` or a read-only view
+        g = tensor_math.to(g, dtype) if g._data.dtype != dtype else g
+        t._grad = clone(g) if existing is None else existing + g
     elif existing is None:
         owned = not borrowed and type(g) is np.ndarray and g.base is None and g.flags.writeable
         t._grad = _make(g if owned and g.dtype == dtype else np.array(g, dtype=dtype, copy=True))
-    elif existing._requires_grad or not existing._data.flags.writeable:
+    elif not existing._data.flags.writeable:
         t._grad = _make(np.add(existing._data, g).astype(dtype, copy=False))
     else:
         np.add(existing._data, g, out=existing._data, casting="unsafe")
+        if existing._requires_grad:  # a .grad from create_graph: it may be saved in a graph
+            existing._bump_version()
+
+
+def _retain(t: Tensor, g, create_graph: bool) -> None:
+    """retain_grad(): `.grad = .grad + g`, a new tensor each time (as PyTorch's
+    retain_grad hook does), so a .grad the learner kept stays as it was."""
+    if create_graph:
+        t._grad = clone(g) if t._grad is None else t._grad + g
+    else:
+        t._grad = _make(np.array(g, copy=True) if t._grad is None else t._grad._data + g)
 
 
 # -- the public entry points --------------------------------------------------------------

@@ -117,7 +117,7 @@ class Node:
             if source is OUTPUT:
                 values[position] = _make(saved[position], self)
                 continue
-            edge = self._next[source]
+            edge = None if source is None else self._next[source]
             if edge is None:
                 values[position] = _make(saved[position])
             elif type(edge) is AccumulateGrad:
@@ -171,8 +171,8 @@ class Node:
         out._data = data
         out._grad_fn = out._grad = out._version_box = out._meta = None
         out._requires_grad = False
-        if not _grad_state.enabled:
-            return out
+        if not _grad_state.enabled or data.dtype.kind not in "fc":
+            return out  # not recording, or an integer/bool result: those carry no gradient
         # the edges, the constants, and whether the engine will need the inputs'
         # shapes and dtypes (to undo broadcasting, or to cast a gradient back)
         edges = []
@@ -247,6 +247,8 @@ def _save(node: Node, saved, inputs, out) -> None:
             box = item._version_box
             if box is None:
                 box = item._version_box = bytearray()
+            # which input it is; None for a tensor that is not an input (where's
+            # condition): it needs no grad, but its version is watched all the same
             source = 0 if item is inputs[0] else _index_of(item, inputs)
             checks += (len(values), source, box, len(box))
             values.append(item._data)
@@ -261,11 +263,11 @@ def _save(node: Node, saved, inputs, out) -> None:
     node._checks = tuple(checks) if checks else None
 
 
-def _index_of(item, inputs) -> int:
+def _index_of(item, inputs) -> int | None:
     for i, t in enumerate(inputs):
         if t is item:
             return i
-    raise ValueError("a node can only save its own inputs, or OUTPUT")
+    return None
 
 
 def _retain(node: Node, tensor) -> None:

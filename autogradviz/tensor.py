@@ -141,6 +141,12 @@ class Tensor:
                     f"assigned grad has data of a different size: the grad has shape {value.shape} "
                     f"but the tensor has shape {self.shape}"
                 )
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype {value.dtype!r} to a tensor of dtype "
+                    f"{self.dtype!r}: the gradient must have the tensor's dtype; convert it first, "
+                    f"for example grad.to({self.dtype!r})"
+                )
         self._grad = value
 
     @grad.deleter

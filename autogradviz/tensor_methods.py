@@ -42,8 +42,41 @@ def _reshape_as(self, other):
     return ops.reshape(self, other.shape)
 
 
-def _to(self, dtype):
-    return ops.to(self, dtypes.to_dtype(dtype))
+def _to(self, *args, dtype=None, device=None, copy: bool = False):
+    """x.to(agv.float64), x.to("cpu"), x.to(other_tensor), x.to("cpu", agv.float64):
+    the same tensor when nothing changes, as in PyTorch."""
+    for arg in args:
+        if isinstance(arg, str):
+            device = arg
+        elif isinstance(arg, Tensor):
+            dtype = arg.dtype
+        else:
+            dtype = arg
+    if device is not None:
+        _check_device(device)
+    out = self if dtype is None else ops.to(self, dtypes.to_dtype(dtype))
+    return ops.clone(out) if copy and out is self else out
+
+
+def _check_device(device) -> None:
+    if str(device).split(":")[0] != "cpu":
+        raise RuntimeError(
+            f"autogradviz computes with numpy on the CPU: there is no device {str(device)!r}. "
+            'Tutorial code that moves tensors to a GPU works here with device "cpu".'
+        )
+
+
+def _cpu(self):
+    return self
+
+
+def _cuda(self, *args, **kwargs):
+    _check_device("cuda")
+
+
+def _contiguous(self):
+    """The same tensor if its data is laid out row by row (C order), else a copy."""
+    return self if self._data.flags.c_contiguous else ops.clone(self)
 
 
 def _setitem(self, index, value):
@@ -96,6 +129,10 @@ _METHODS = {
     "reshape_as": _reshape_as,
     "view_as": _reshape_as,
     "to": _to,
+    "cpu": _cpu,
+    "cuda": _cuda,
+    "contiguous": _contiguous,
+    "is_contiguous": lambda self: self._data.flags.c_contiguous,
     "float": lambda self: ops.to(self, dtypes.float32),
     "double": lambda self: ops.to(self, dtypes.float64),
     "long": lambda self: ops.to(self, dtypes.int64),

@@ -1185,3 +1185,29 @@ def test_pickle_and_deepcopy_keep_values_grad_and_name_but_no_graph_links():
 
     with pytest.raises(RuntimeError, match="graph leaves"):
         copy.deepcopy(v * 2)
+
+
+def test_tutorial_spellings_for_device_and_layout_like_torch():
+    torch = torch_or_skip()
+    for lib in (agv, torch):
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        assert x.to("cpu") is x and x.cpu() is x and x.contiguous() is x and x.to(x) is x
+        assert str(x.to("cpu", lib.float64).dtype).endswith("float64")
+        t = x.t()
+        assert not t.is_contiguous()
+        c = t.contiguous()
+        assert c.is_contiguous() and c.tolist() == t.tolist()
+    with pytest.raises(RuntimeError, match="no device 'cuda'"):
+        agv.ones(2).to("cuda")
+    with pytest.raises(RuntimeError, match="no device 'cuda'"):
+        agv.ones(2).cuda()
+
+
+def test_autograd_namespace_is_the_engine():
+    x = agv.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    (dx,) = agv.autograd.grad(y, x, retain_graph=True)
+    assert dx.tolist() == [2.0, 4.0] and x.grad is None
+    agv.autograd.backward(y)
+    assert x.grad.tolist() == [2.0, 4.0]
+    assert agv.autograd.grad is agv.grad and agv.autograd.no_grad is agv.no_grad

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import sys
 
 import numpy as np
 
@@ -59,7 +60,9 @@ def binary(op: str, fn, a, b) -> np.ndarray:
             np.broadcast_shapes(_shape(a), _shape(b))
         except ValueError:
             raise broadcast_error(op, _shape(a), _shape(b)) from None
-        raise
+        # numpy's other ValueErrors (int ** -1: "Integers to negative integer powers
+        # are not allowed.") are RuntimeErrors in PyTorch, with the same text
+        raise RuntimeError(*sys.exc_info()[1].args) from None
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     return torch_float(out, a, b) if out.dtype is F64 else out

@@ -122,9 +122,12 @@ class PowBackward1(Node):
     rules = ("∂(aᵇ)/∂a = b·aᵇ⁻¹", "∂(aᵇ)/∂b = aᵇ·ln a")
 
     def vjp(self, m, g, a, b, out):
-        # where a == 0, a**b does not depend on b (PyTorch's convention): use ln 1 = 0
-        safe_a = m.where(a == 0, 1.0, a)
-        return g * b * a ** (b - 1), g * out * m.log(safe_a)
+        # PyTorch's conventions at a == 0: the slope in a is 0 where b == 0 (a⁰ is
+        # the constant 1), and the slope in b is 0 where b >= 0 (ln 0 is -inf)
+        with np.errstate(divide="ignore", invalid="ignore"):  # 0⁻¹ = inf, ln 0 = -inf: intended
+            ga = m.where(b == 0, 0.0, g * b * a ** (b - 1))
+            gb = m.where((a == 0) & (b >= 0), 0.0, g * out * m.log(a))
+        return ga, gb
 
 
 def pow(a, b):  # noqa: A001 - PyTorch's name

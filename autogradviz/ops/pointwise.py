@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..node import OUTPUT, Node
+from ..tensor import Tensor
 from ._operands import binary, data, float_data, operand, torch_float
 
 
@@ -232,8 +233,8 @@ class WhereBackward0(Node):
     op, broadcasts = "where", True
     rules = ("g where cond, else 0", "g where not cond, else 0")
 
-    def vjp(self, m, g):
-        cond = self.args  # the condition is not differentiable: it is a parameter, not an input
+    def vjp(self, m, g, cond):
+        # the condition gets no gradient: it is saved, not an input
         return m.where(cond, g, 0.0), m.where(cond, 0.0, g)
 
 
@@ -246,7 +247,10 @@ def where(condition, a, b):
         shapes = ", ".join(str(np.shape(data(x))) for x in (condition, a, b))
         raise RuntimeError(f"where: shapes {shapes} cannot be broadcast together") from None
     out = torch_float(out, a, b)
-    return WhereBackward0.record(out, (a, b), args=cond)
+    # a bool tensor is saved as itself, so an in-place change to it before backward
+    # raises (as in PyTorch); any other condition is saved as the bool array made here
+    saved = condition if type(condition) is Tensor and condition._data is cond else cond
+    return WhereBackward0.record(out, (a, b), saved=(saved,))
 
 
 # copies: clone() and to(dtype) ------------------------------------------------------------

@@ -144,8 +144,11 @@ class StdBackward0(Node):
         axes, keepdim, c = self.args
         n = _count(a.shape, axes)
         centered = a - m.mean(a, axes, True)
-        per_unit = _unreduce(m, g / ((n - c) * out), a.shape, axes, keepdim)
-        return (per_unit * centered,)
+        # where std is 0 (all values equal) PyTorch sends 0, not 0/0: x / (std + eps)
+        # must stay finite on a constant row
+        zero = out == 0
+        per_unit = m.where(zero, 0.0, g / ((n - c) * m.where(zero, 1.0, out)))
+        return (_unreduce(m, per_unit, a.shape, axes, keepdim) * centered,)
 
 
 def std(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
@@ -163,8 +166,8 @@ class MaxBackward1(Node):
     __slots__ = ()
     op, rules = "max", ("1/k at each of the k largest (equal) elements, 0 elsewhere",)
 
-    def vjp(self, m, g):
-        winners = self.args
+    def vjp(self, m, g, a, out):
+        winners = a == out
         return (m.where(winners, g / winners.sum(), 0.0),)
 
 
@@ -179,8 +182,8 @@ class MaxBackward0(Node):
     __slots__ = ()
     op, rules = "max", ("1 at the index picked, 0 elsewhere",)
 
-    def vjp(self, m, g):
-        picked, axes, keepdim = self.args
+    def vjp(self, m, g, picked):
+        axes, keepdim = self.args
         return (m.where(picked, _unreduce(m, g, picked.shape, axes, keepdim), 0.0),)
 
 
@@ -202,7 +205,8 @@ def _extreme(a, dim, keepdim, largest: bool):
     if dim is None:
         value = x.max() if largest else x.min()
         node = MaxBackward1 if largest else MinBackward1
-        return node.record(np.asarray(value), (a,), args=(x == value))
+        # saved (not kept in args) so that backward checks their versions and frees them
+        return node.record(np.asarray(value), (a,), saved=(a, OUTPUT))
     if a.ndim == 0:  # one element: treat it as a vector of one
         values, indices = _extreme(a.reshape(1), 0, keepdim, largest)
         return ValuesIndices(values.reshape(()), indices.reshape(()))
@@ -214,7 +218,7 @@ def _extreme(a, dim, keepdim, largest: bool):
     if not keepdim:
         values, index = values.squeeze(axis), index.squeeze(axis)
     node = MaxBackward0 if largest else MinBackward0
-    out = node.record(values, (a,), args=(picked, (axis,), keepdim))
+    out = node.record(values, (a,), saved=(picked,), args=((axis,), keepdim))
     from ..tensor import _make
 
     return ValuesIndices(out, _make(index.astype(np.int64)))

@@ -220,6 +220,8 @@ def _saved_name(node: Node, source, namer: _Namer) -> str:
     """What a saved value is: the op's result, or input i, by its name if known."""
     if source is OUTPUT:
         return "result"
+    if source is None:  # not an input: an index, a mask, im2col columns...
+        return "value"
     child = node._next[source]
     name = None
     if type(child) is AccumulateGrad:

@@ -1,0 +1,13 @@
+"""`agv.autograd`: PyTorch's `torch.autograd` spellings, for code copied from tutorials.
+
+    (dx,) = agv.autograd.grad(y, x)   # same as agv.grad(y, x)
+    agv.autograd.backward(y)           # same as y.backward()
+
+Both are the engine's own functions (see engine.py), not a second implementation.
+"""
+
+from .engine import backward, grad
+from .grad_mode import enable_grad, no_grad, set_grad_enabled
+from .gradcheck import gradcheck
+
+__all__ = ["backward", "enable_grad", "grad", "gradcheck", "no_grad", "set_grad_enabled"]
