@@ -737,3 +737,16 @@ def test_a_leaf_used_many_times_gets_small_copies_instead_of_long_arrows():
     assert source.count("(the same tensor)") == 9  # one small copy per further use
     tails = [line.split("->")[0].strip() for line in source.splitlines() if "->" in line]
     assert max(tails.count(t) for t in set(tails)) <= 6  # no box sends more than max_uses arrows
+
+
+def test_show_saved_draws_saved_values_that_are_not_inputs():
+    # conv2d keeps its im2col columns and where its condition: neither is an input,
+    # and drawing them once crashed
+    conv = agv.nn.Conv2d(1, 2, 3)
+    x = agv.randn(1, 1, 5, 5)
+    cond = agv.tensor([True, False])
+    w = agv.ones(2, requires_grad=True)
+    loss = conv(x).sum() + agv.where(cond, w, 0.0).sum()
+    view = agv.draw(loss, kind="backward", show_saved=True)
+    assert "saved value" in view.source
+    assert "ConvolutionBackward0" in view.source and "WhereBackward0" in view.source
