@@ -113,7 +113,7 @@ def backward_steps(
     buffer: dict[Node, object] = {}  # gradient waiting at each node, paths summed
     roots = []
     for t, g in zip(tensors, grad_tensors):
-        node = t._grad_fn or t._accumulator()
+        node = t.grad_fn or t._accumulator()  # the property: it brings a stale view up to date
         g = g if create_graph else g._data
         buffer[node] = buffer[node] + g if node in buffer else g
         roots.append(node)
@@ -122,7 +122,7 @@ def backward_steps(
     needed = None
     if inputs is not None:
         for i, t in enumerate(inputs):
-            targets.setdefault(t._grad_fn or t._accumulator(), []).append(i)
+            targets.setdefault(t.grad_fn or t._accumulator(), []).append(i)
         needed = _nodes_leading_to(topological_order(roots), targets)
     # retain_grad() is a hook in PyTorch, so agv.grad fills those .grad too; only
     # the stepper's replay (accumulate=False and no inputs) writes nothing at all

@@ -180,6 +180,8 @@ class Node:
         differs = False
         dtype, shape = data.dtype, data.shape if cls.broadcasts else None
         for t in inputs:
+            if type(t) is Tensor and t._meta is not None:
+                _refresh_if_view(t)
             if type(t) is Tensor and t._requires_grad:
                 edges.append(t._grad_fn or t._accumulator())
                 a = t._data
@@ -209,6 +211,15 @@ class Node:
         out._grad_fn = node
         out._requires_grad = True
         return out
+
+
+def _refresh_if_view(t) -> None:
+    """A view whose base was changed in place after the view was made must now
+    send its gradient through the base's new history (see ops/inplace.py)."""
+    if "base" in t._meta:
+        from .ops.inplace import refresh_view
+
+        refresh_view(t)
 
 
 def _shapes_and_dtypes(inputs) -> tuple:

@@ -81,6 +81,10 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if self._meta is not None:  # a view whose base changed in place: see ops/inplace.py
+            from .node import _refresh_if_view
+
+            _refresh_if_view(self)
         return self._grad_fn
 
     @property

@@ -16,40 +16,48 @@ import numpy as np
 
 from ..grad_mode import _state as _grad_state
 from ..grad_mode import no_grad
-from ..node import Node
+from ..node import Node, _retain
 from ..tensor import Tensor, _make
 from . import arithmetic, pointwise
 from ._operands import data, operand
-from .shape import index_steps, to_index
+from .shape import expand, frozen_index, index_steps, to_index
 
 
 def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None) -> Tensor:
     """Overwrite `t` with `compute(old t)`, recording the op if autograd needs to."""
-    recording = _grad_state.enabled and (
-        t._requires_grad or (isinstance(other, Tensor) and other._requires_grad)
+    grad_mode = _grad_state.enabled
+    base = t._extra("base") if t._meta is not None else None
+    recording = grad_mode and (
+        t._requires_grad
+        or (isinstance(other, Tensor) and other._requires_grad)
+        or (base is not None and _view_chain(t)[-1]._requires_grad)
     )
     if ufunc is not None and not recording and _write_in_place(t, ufunc, other):
         return t
-    if _grad_state.enabled and t._requires_grad:
-        if t._grad_fn is None:
-            raise RuntimeError(
-                f"{name}: a leaf Variable that requires grad is being used in an in-place operation. "
-                "Wrap the update in `with agv.no_grad():`, or change `.data` (untracked)."
-            )
-    base = t._extra("base") if t._meta is not None else None
-    if recording and base is not None:
+    if grad_mode and t._requires_grad and t._grad_fn is None:
         raise RuntimeError(
-            f"{name}: this tensor is a view of another tensor (from reshape, transpose, indexing...) and "
-            "autogradviz does not track in-place changes through views while recording. "
-            "Use .clone() first, or an out-of-place op."
+            f"{name}: a leaf Variable that requires grad is being used in an in-place operation. "
+            "Wrap the update in `with agv.no_grad():`, or change `.data` (untracked)."
         )
+    if recording and base is not None:
+        return _inplace_on_view(t, name, compute)
     if recording:
+        # the old value keeps the old history; `compute` may save it, so it
+        # gets its own copy of the data, which is about to be overwritten
         old = _make(t._data.copy(), t._grad_fn)
         old._requires_grad = t._requires_grad
         result = compute(old)
     else:
         with no_grad():
             result = compute(t)
+    _write(t, name, result)
+    if recording:
+        _rebase(t, result._grad_fn)
+    return t
+
+
+def _write(t: Tensor, name: str, result: Tensor) -> None:
+    """Copy the new values into t's memory, and bump its version counter."""
     if result.shape != t.shape:
         raise RuntimeError(
             f"{name}: output with shape {t.shape} doesn't match the broadcast shape {result.shape}"
@@ -61,14 +69,134 @@ def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None) -> Tensor:
             f"{name}: result type {result.dtype!r} can't be cast to the desired output type {t.dtype!r}"
         ) from None
     except ValueError:
-        raise RuntimeError(
-            f"{name}: this tensor's memory is read-only (an expand()-ed view); clone() it first"
-        ) from None
+        if any(view._extra("replay")[0] is expand for view in _view_chain(t)[:-1]):  # PyTorch's words
+            raise RuntimeError(
+                f"{name}: unsupported operation: more than one element of the written-to tensor "
+                "refers to a single memory location. Please clone() the tensor before performing "
+                "the operation. (It is an expand()-ed view, whose elements share memory.)"
+            ) from None
+        raise RuntimeError(f"{name}: this tensor's memory is read-only; clone() it first") from None
     t._bump_version()
-    if recording:
-        t._grad_fn = result._grad_fn
-        t._requires_grad = True
+
+
+def _rebase(t: Tensor, grad_fn: Node) -> None:
+    """Give `t` a new history. If the learner asked to retain t's grad, that is
+    now the new value's gradient: the request moves to the new node, as in
+    PyTorch. (Hooks stay on the old node: they were registered on the old value.)"""
+    if grad_fn is None:  # nothing needed a gradient after all: no history to record
+        return
+    old_fn = t._grad_fn
+    t._grad_fn = grad_fn
+    t._requires_grad = True
+    if t._meta is not None and t._meta.get("retains_grad"):
+        if old_fn is not None and old_fn._meta is not None:
+            old_fn._meta.pop("retained", None)
+        _retain(grad_fn, t)
+
+
+# in-place ops on views ---------------------------------------------------------------------
+#
+# A view (h[0], h.t(), h.view(...)) shares its base's memory: writing into it
+# changes the base too. So, as PyTorch does, the op rebases the BASE's history:
+#
+#   1. the view's current value is read from the base, and the op computes the
+#      new value out of place (a MulBackward0 for mul_, and so on);
+#   2. the new value is written into the base's memory, and the base gets a new
+#      node, CopySlices: its gradient goes to the old base outside the view, and
+#      to the new value (so through the op) inside it;
+#   3. the view, and each view between it and the base, is made again from the
+#      base (re-indexed, re-transposed...), so that using it later sends its
+#      gradient through the base's new history.
+
+
+class CopySlices(Node):
+    """The base of a view that was changed in place: `base[view] = new value`."""
+
+    __slots__ = ()
+    op = "view written in place"
+    rules = ("g outside the view (the old values there are kept)", "g inside the view")
+
+    def vjp(self, m, g, written, positions):
+        inside = m.getitem(m.reshape(g, (-1,)), positions)  # back to the view's shape
+        return m.where(written, 0.0, g), inside
+
+
+def _view_chain(t: Tensor) -> list:
+    """[t, the tensor it is a view of, that tensor's base, ..., the root]: the
+    root owns the memory and is not a view of anything."""
+    chain = [t]
+    base = t._extra("base")
+    while base is not None:
+        chain.append(base)
+        base = base._extra("base") if base._meta is not None else None
+    return chain
+
+
+def _replay(tensor: Tensor, replays) -> Tensor:
+    """Apply the view ops again, from the root down to the view."""
+    for op, *args in replays:
+        tensor = op(tensor, *args)
+    return tensor
+
+
+def _inplace_on_view(t: Tensor, name: str, compute) -> Tensor:
+    chain = _view_chain(t)
+    root = chain.pop()
+    if root._grad_fn is None and root._requires_grad:
+        raise RuntimeError(
+            f"{name}: a view of a leaf Variable that requires grad is being used in an in-place "
+            "operation. Wrap the update in `with agv.no_grad():`, or clone() the leaf first."
+        )
+    chain.reverse()  # from the root's first view down to t
+    replays = [view._extra("replay") for view in chain]
+    # 1. the view's value now, read from the root's current history; `compute`
+    #    may save it, so it gets its own copy of the data
+    current = _replay(root, replays)
+    old = _make(current._data.copy(), current._grad_fn)
+    result = compute(old)
+    _write(t, name, result)  # into t's memory, which is the root's
+    # 2. the root's new history: CopySlices of its old history and the new value.
+    #    Which positions of the root the view shows: replay the view ops on the
+    #    numbers 0, 1, 2, ... laid out in the root's shape.
+    with no_grad():
+        numbering = _make(np.arange(root._data.size).reshape(root.shape))
+        positions = _replay(numbering, replays)._data.copy()
+    written = np.zeros(root._data.size, dtype=bool)
+    written[positions.ravel()] = True
+    written = written.reshape(root.shape)
+    old_root = _make(root._data, root._grad_fn)
+    new_root = CopySlices.record(root._data, (old_root, result), saved=(written, positions))
+    _rebase(root, new_root._grad_fn)
+    # 3. each view, down to t, is made again from the root's new history
+    _remake_views(root, chain, replays)
     return t
+
+
+def _remake_views(root: Tensor, chain: list, replays: list) -> None:
+    view = root
+    for tensor, replay in zip(chain, replays):
+        view = _replay(view, (replay,))
+        if view._grad_fn is not None:
+            _rebase(tensor, view._grad_fn)
+        tensor._meta["version"] = len(tensor._version_counter())
+
+
+def refresh_view(t: Tensor) -> None:
+    """Bring a view's grad_fn up to date, if its base changed in place since it
+    was made (through the base itself, or through another view of it).
+
+    PyTorch does this each time a view's grad_fn is read: for
+    `v = h[0]; h.mul_(3); v.sum().backward()`, v's gradient must go through
+    the mul_. The op that changed h cannot know v, so this runs when v is used:
+    the view is made again from the base's new history."""
+    meta = t._meta
+    if meta is None or "base" not in meta or meta["version"] == len(t._version_box):
+        return
+    chain = _view_chain(t)
+    root = chain.pop()
+    chain.reverse()
+    if root._requires_grad and _grad_state.enabled:
+        _remake_views(root, chain, [view._extra("replay") for view in chain])
 
 
 def _write_in_place(t: Tensor, ufunc, other) -> bool:
@@ -152,16 +280,20 @@ def copy_(t, src):
 
 # x[index] = value ---------------------------------------------------------------------------
 class IndexPutBackward0(Node):
+    """x[index] = value. The mask of written positions and the index are saved
+    values (freed by backward, as in PyTorch); an index tensor is an extra input
+    that needs no gradient, so that changing it in place before backward is caught."""
+
     __slots__ = ()
     op, broadcasts = "[ ]=", True
     rules = ("0 at the overwritten positions, g elsewhere", "g at the written positions")
 
-    def vjp(self, m, g):
-        written, index = self.args
-        return m.where(written, 0.0, g), m.getitem(g, index)
+    def vjp(self, m, g, written, index, *index_tensors):
+        return (m.where(written, 0.0, g), m.getitem(g, index)) + (None,) * len(index_tensors)
 
 
 def setitem(t, index, value):
+    given = index
     index = to_index(index)
     value = operand(value)
 
@@ -185,6 +317,9 @@ def setitem(t, index, value):
                 f"cannot be broadcast to indexing result of shape {target_shape}"
             ) from None
         seen[steps[-1]] = True
-        return IndexPutBackward0.record(out, (old, value), args=(written, index))
+        if not _grad_state.enabled:  # under no_grad nothing is recorded: save nothing
+            return _make(out)
+        kept, tensors = frozen_index(index, given)
+        return IndexPutBackward0.record(out, (old, value, *tensors), saved=(written, kept, *tensors))
 
     _inplace(t, "x[index] = value", compute, value)

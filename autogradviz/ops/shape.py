@@ -14,15 +14,46 @@ def _shape_args(shape) -> tuple[int, ...]:
     """reshape(2, 3), reshape((2, 3)) and reshape([2, 3]) all mean the same."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
-    return tuple(int(s) for s in shape)
+    return tuple(map(int, shape))  # map: twice as fast as a generator, on a hot path
 
 
-def _view_of(out: Tensor, base: Tensor) -> Tensor:
+def _view_of(out: Tensor, base: Tensor, replay: tuple) -> Tensor:
     """`out` shares `base`'s memory: share its version counter too, so an
-    in-place change through either one is seen by backward."""
-    out._version_box = base._version_counter()
-    out._set_extra("base", base)
+    in-place change through either one is seen by backward.
+
+    `replay` is (op, *args) such that op(base, *args) makes the same view
+    again: after an in-place op on the view, or on its base, the view's
+    history is rebuilt from the base's new one with it (see inplace.py).
+    "version" is the counter's value when the view's grad_fn was made."""
+    box = out._version_box = base._version_counter()
+    if out._meta is None:  # a fresh output: one dict, built in one go (indexing is a hot path)
+        out._meta = {"base": base, "replay": replay, "version": len(box)}
+    else:
+        out._meta.update(base=base, replay=replay, version=len(box))
     return out
+
+
+def _shares_memory(out: np.ndarray, source: np.ndarray) -> bool:
+    """Did numpy return a view of `source` (rather than a copy)? A copy is a
+    fresh array: it shares no memory with anything, and must not be linked to
+    `source` as a view. The `.base` tests answer the common cases quickly."""
+    base = out.base
+    if base is None:
+        return False
+    return base is source or base is source.base or np.may_share_memory(out, source)
+
+
+def _dim(dim: int, ndim: int) -> int:
+    """A dim in range(ndim), with negative dims counted from the end; PyTorch's
+    IndexError otherwise. A 0-d tensor accepts dims 0 and -1, as in PyTorch."""
+    if -ndim <= dim < ndim:
+        return dim % ndim
+    ndim = max(ndim, 1)
+    if not -ndim <= dim < ndim:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})"
+        )
+    return dim % ndim
 
 
 # reshape / view / flatten / squeeze / unsqueeze ------------------------------------------
@@ -50,19 +81,44 @@ class UnsqueezeBackward0(ViewBackward0):
     op = "unsqueeze"
 
 
-def reshape(a, *shape, node=ViewBackward0):
+class UnsafeViewBackward0(ViewBackward0):
+    """reshape() that had to copy (after a transpose, say): PyTorch's name."""
+
+    __slots__ = ()
+
+
+def reshape(a, *shape):
+    """The same values in a new shape: a view of `a` when numpy can lay the new
+    shape over the same memory, else a copy (as in PyTorch)."""
     a = operand(a)
-    shape = _shape_args(shape)
+    return _reshape(a, _shape_args(shape), ViewBackward0)
+
+
+def _reshape(a: Tensor, shape: tuple, node: type[Node]) -> Tensor:
     try:
         out = a._data.reshape(shape)
     except ValueError:
         raise RuntimeError(
             f"reshape: shape {shape} is invalid for input of shape {a.shape} ({a._data.size} elements)"
         ) from None
-    return _view_of(node.record(out, (a,), args=a.shape), a)
+    if out.base is a._data or _shares_memory(out, a._data):
+        return _view_of(node.record(out, (a,), args=a.shape), a, (_reshape, out.shape, node))
+    # a copy: independent of `a`, with a version counter of its own
+    return (UnsafeViewBackward0 if node is ViewBackward0 else node).record(out, (a,), args=a.shape)
 
 
-view = reshape
+def view(a, *shape):
+    """Like reshape, but never copies: PyTorch refuses a view() that the
+    memory layout can't give (after a transpose, say), so we do too."""
+    a = operand(a)
+    shape = _shape_args(shape)
+    out = _reshape(a, shape, ViewBackward0)
+    if out._extra("base") is None and out._data.size:  # reshape had to copy
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return out
 
 
 def flatten(a, start_dim: int = 0, end_dim: int = -1):
@@ -78,10 +134,13 @@ def squeeze(a, dim=None):
     a = operand(a)
     if dim is None:
         shape = tuple(n for n in a.shape if n != 1)
-    else:
-        dims = {d % max(a.ndim, 1) for d in ((dim,) if isinstance(dim, int) else dim)}
-        shape = tuple(n for i, n in enumerate(a.shape) if not (i in dims and n == 1))
-    return reshape(a, shape, node=SqueezeBackward0 if dim is None else SqueezeBackward1)
+        return _reshape(a, shape, SqueezeBackward0)
+    dims = [_dim(d, a.ndim) for d in ((dim,) if isinstance(dim, int) else dim)]
+    for d in dims:
+        if dims.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    shape = tuple(n for i, n in enumerate(a.shape) if not (i in dims and n == 1))
+    return _reshape(a, shape, SqueezeBackward1)
 
 
 def unsqueeze(a, dim: int):
@@ -91,7 +150,7 @@ def unsqueeze(a, dim: int):
             f"unsqueeze: dimension out of range (expected to be in range of [{-a.ndim - 1}, {a.ndim}], but got {dim})"
         )
     dim = dim % (a.ndim + 1)
-    return reshape(a, a.shape[:dim] + (1,) + a.shape[dim:], node=UnsqueezeBackward0)
+    return _reshape(a, a.shape[:dim] + (1,) + a.shape[dim:], UnsqueezeBackward0)
 
 
 # transpose / permute ------------------------------------------------------------------------
@@ -111,7 +170,7 @@ def permute(a, *dims):
             f"permute: dims {dims} are not a permutation of the {a.ndim} dims of shape {a.shape}"
         )
     dims = tuple(d % a.ndim for d in dims)
-    return _view_of(PermuteBackward0.record(a._data.transpose(dims), (a,), args=dims), a)
+    return _view_of(PermuteBackward0.record(a._data.transpose(dims), (a,), args=dims), a, (permute, dims))
 
 
 class TransposeBackward0(Node):
@@ -132,18 +191,10 @@ class TBackward0(TransposeBackward0):
 def transpose(a, dim0: int, dim1: int, node=TransposeBackward0):
     a = operand(a)
     if a.ndim == 0:
-        return _view_of(node.record(a._data, (a,), args=(0, 0)), a)
+        return _view_of(node.record(a._data, (a,), args=(0, 0)), a, (transpose, 0, 0, node))
     dim0, dim1 = _dim(dim0, a.ndim), _dim(dim1, a.ndim)
     out = np.swapaxes(a._data, dim0, dim1)
-    return _view_of(node.record(out, (a,), args=(dim0, dim1)), a)
-
-
-def _dim(dim: int, ndim: int) -> int:
-    if not -ndim <= dim < ndim:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})"
-        )
-    return dim % ndim
+    return _view_of(node.record(out, (a,), args=(dim0, dim1)), a, (transpose, dim0, dim1, node))
 
 
 swapaxes = transpose
@@ -154,7 +205,7 @@ def t(a):
     a = operand(a)
     if a.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
-    return transpose(a, 0, 1, node=TBackward0) if a.ndim == 2 else reshape(a, a.shape)
+    return transpose(a, 0, 1, node=TBackward0) if a.ndim == 2 else _reshape(a, a.shape, ViewBackward0)
 
 
 # expand -----------------------------------------------------------------------------------
@@ -188,7 +239,9 @@ def expand(a, *sizes):
                     f"Target sizes: {target}. Tensor sizes: {a.shape}"
                 ) from None
         raise
-    return _view_of(ExpandBackward0.record(out, (a,)), a)
+    # numpy makes the expanded view read-only: many elements share one memory
+    # location, so writing into it has no single meaning
+    return _view_of(ExpandBackward0.record(out, (a,)), a, (expand, target))
 
 
 broadcast_to = expand
@@ -238,51 +291,114 @@ def _is_basic(index) -> bool:
     return all(p is None or p is Ellipsis or isinstance(p, (int, slice, np.integer)) for p in parts)
 
 
-class IndexBackward0(Node):
+class SliceBackward0(Node):
+    """x[a:b]: a view. Its backward puts g back where the values were read."""
+
     __slots__ = ()
-    op, rules = "[ ]", ("g goes back to the positions read; repeated positions add up",)
+    op, rules = "[ ]", ("g goes back to the positions read",)
 
     def vjp(self, m, g):
         shape, index = self.args
         return (m.index_into_zeros(g, shape, index),)
 
 
-def getitem(a, index):
-    a = operand(a)
-    steps = index_steps(to_index(index))
-    if len(steps) == 2:  # x[1, :, [0, 2]] is x[1][:, [0, 2]]
-        return getitem(getitem(a, steps[0]), steps[1])
-    (index,) = steps
-    try:
-        out = a._data[index]
-    except IndexError as error:
-        raise IndexError(f"index: {error} (the tensor has shape {a.shape})") from None
-    if type(out) is not np.ndarray:
-        out = np.asarray(out)
-    if not _is_basic(index):
-        return IndexBackward0.record(out, (a,), args=(a.shape, index))
-    return _view_of(_basic_index_node(index).record(out, (a,), args=(a.shape, index)), a)
-
-
-class SelectBackward0(IndexBackward0):
+class SelectBackward0(SliceBackward0):
     """x[i]: PyTorch's name when an int picks one position."""
 
     __slots__ = ()
 
 
-class SliceBackward0(IndexBackward0):
-    """x[a:b]: PyTorch's name for a slice."""
+class AliasBackward0(SliceBackward0):
+    """x[...], x[None]: a view that picks every value."""
 
     __slots__ = ()
 
 
-def _basic_index_node(index) -> type[IndexBackward0]:
+class IndexBackward0(Node):
+    """x[idx] with a list, an array, a mask or an index tensor: a copy, not a view.
+
+    The index is a saved value, not a parameter: backward frees it (so a second
+    backward raises, as in PyTorch), and an index tensor is an extra input that
+    needs no gradient, so that its version counter is checked like any saved
+    tensor's: changing it in place before backward raises instead of sending the
+    gradient to the wrong positions."""
+
+    __slots__ = ()
+    op, rules = "[ ]", ("g goes back to the positions read; repeated positions add up",)
+
+    def vjp(self, m, g, index, *index_tensors):
+        return (m.index_into_zeros(g, self.args, index),) + (None,) * len(index_tensors)
+
+
+def getitem(a, index):
+    a = operand(a)
+    steps = index_steps(to_index(index))
+    if len(steps) == 2:  # x[1, :, [0, 2]] is x[1][:, [0, 2]]
+        return _index(getitem(a, steps[0]), steps[1], index)
+    return _index(a, steps[0], index)
+
+
+def _index(a: Tensor, index, given):
+    """a[index], `index` converted by to_index; `given` is the index as the
+    learner wrote it, to find the tensors in it."""
+    try:
+        out = a._data[index]
+    except IndexError as error:
+        raise IndexError(f"index: {error} (the tensor has shape {a.shape})") from None
+    basic = _is_basic(index)
+    if type(out) is not np.ndarray:  # numpy returns a copy as a scalar for x[0] of a vector
+        out = _zero_d_view(a._data, index) if basic else np.asarray(out)
+    if basic:  # ints and slices: numpy returns a view, as PyTorch does
+        node = _basic_index_node(index)
+        return _view_of(node.record(out, (a,), args=(a.shape, index)), a, (getitem, index))
+    if not a._requires_grad:
+        return IndexBackward0.record(out, (a,))
+    index, tensors = frozen_index(index, given)
+    return IndexBackward0.record(out, (a, *tensors), saved=(index, *tensors), args=a.shape)
+
+
+def _zero_d_view(array: np.ndarray, index) -> np.ndarray:
+    """x[0] of a vector as a 0-d view, not a copy, so that x[0].add_(1) changes x:
+    numpy returns a view when the index ends with an Ellipsis (which here
+    covers no axis, so it may move to the end)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return array[tuple(p for p in parts if p is not Ellipsis) + (Ellipsis,)]
+
+
+def frozen_index(index, given) -> tuple:
+    """The index as backward will use it, and the index tensors to watch.
+
+    An array that came from an index tensor is kept as it is: the tensor is
+    returned, to be saved, so that changing it in place is caught. A numpy
+    array the learner passed is copied: they may change it after the forward
+    pass, and backward must still use the positions read then. (An array made
+    here from a list belongs to nobody else: it is kept as it is.)"""
+    if not isinstance(index, tuple):  # one int, slice or array: the common case
+        if type(index) is not np.ndarray:
+            return index, ()
+        if isinstance(given, Tensor):
+            return index, (given,)
+        return (index.copy() if index is given else index), ()
+    given_parts = given if isinstance(given, tuple) else (given,)
+    kept, watched = [], []
+    for p in index:
+        if isinstance(p, np.ndarray):
+            source = next((t for t in given_parts if isinstance(t, Tensor) and t._data is p), None)
+            if source is not None:
+                watched.append(source)
+            elif any(p is q for q in given_parts):
+                p = p.copy()
+        kept.append(p)
+    return tuple(kept), tuple(watched)
+
+
+def _basic_index_node(index) -> type[SliceBackward0]:
     parts = [p for p in (index if isinstance(index, tuple) else (index,)) if p is not Ellipsis]
     if parts and isinstance(parts[-1], (int, np.integer)):
         return SelectBackward0
     if parts and isinstance(parts[-1], slice):
         return SliceBackward0
-    return IndexBackward0
+    return AliasBackward0
 
 
 class IndexIntoZerosBackward0(Node):
