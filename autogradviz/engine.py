@@ -151,13 +151,12 @@ def backward_steps(
             continue
         if node._meta is not None:
             g = _output_hooks(node, g, create_graph, retained, borrowed)
-        leaf = node.variable if type(node) is AccumulateGrad else None
-        if leaf is not None and leaf._meta is not None and leaf._extra("hooks"):
-            g = _run_hooks(leaf._extra("hooks"), g, create_graph, borrowed)
-        if targets and node in targets:  # agv.grad: what arrives here, after the hooks
-            for i in targets[node]:
-                captured[i] = g
-        if leaf is not None:
+        if type(node) is AccumulateGrad:
+            leaf = node.variable
+            if leaf._meta is not None and leaf._extra("hooks"):
+                g = _run_hooks(leaf._extra("hooks"), g, create_graph, borrowed)
+            if targets:
+                _capture(targets, node, g, captured)
             if accumulate:
                 leaf_grads[leaf] = g
             if details:
@@ -166,6 +165,8 @@ def backward_steps(
             else:
                 yield node
             continue
+        if targets:
+            _capture(targets, node, g, captured)
         if needed is not None and not any(child in needed for child in node._next):
             _release(node, dependencies, ready)
             continue  # agv.grad: nothing below this node was asked for
@@ -225,6 +226,12 @@ def backward_steps(
             node._output = None
             if node._saved:
                 node._saved = node._checks = None
+
+
+def _capture(targets: dict, node: Node, g, captured: list) -> None:
+    """agv.grad: keep what arrives at an input's node (after its hooks ran)."""
+    for i in targets.get(node, ()):
+        captured[i] = g
 
 
 def _release(node: Node, dependencies: dict, ready: list) -> None:

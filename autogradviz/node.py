@@ -169,32 +169,39 @@ class Node:
             data = asarray(data)
         out = _new(Tensor)
         out._data = data
-        out._grad_fn = out._grad = out._version_box = out._meta = None
-        out._requires_grad = False
-        if not _grad_state.enabled or data.dtype.kind not in "fc":
-            return out  # not recording, or an integer/bool result: those carry no gradient
+        out._grad = out._version_box = out._meta = None
+        dtype = data.dtype
+        if not _grad_state.enabled or (dtype is not _F32 and dtype is not _F64 and dtype.kind != "f"):
+            # not recording, or an integer/bool result: those carry no gradient
+            out._grad_fn = None
+            out._requires_grad = False
+            return out
         # the edges, the constants, and whether the engine will need the inputs'
         # shapes and dtypes (to undo broadcasting, or to cast a gradient back)
         edges = []
         consts = None
         differs = False
-        dtype, shape = data.dtype, data.shape if cls.broadcasts else None
+        shape = data.shape if cls.broadcasts else None
         for t in inputs:
-            if type(t) is Tensor and t._meta is not None:
-                _refresh_if_view(t)
-            if type(t) is Tensor and t._requires_grad:
-                edges.append(t._grad_fn or t._accumulator())
-                a = t._data
-                if a.dtype is not dtype or (shape is not None and a.shape != shape):
-                    differs = True
-            else:  # a constant: no edge; its value is kept for drawings only
-                if consts is None:
-                    consts = [None] * len(inputs)
-                consts[len(edges)] = t._data if type(t) is Tensor else t
-                edges.append(None)
+            if type(t) is Tensor:
+                if t._meta is not None:
+                    _refresh_if_view(t)
+                if t._requires_grad:
+                    edges.append(t._grad_fn or t._accumulator())
+                    a = t._data
+                    if a.dtype is not dtype or (shape is not None and a.shape != shape):
+                        differs = True
+                    continue
+            # a constant: no edge; its value is kept for drawings only
+            if consts is None:
+                consts = [None] * len(inputs)
+            consts[len(edges)] = t._data if type(t) is Tensor else t
+            edges.append(None)
         if consts is not None:
-            if not any(edges):
-                return out  # nothing here needs a gradient
+            if not any(edges):  # nothing here needs a gradient
+                out._grad_fn = None
+                out._requires_grad = False
+                return out
             consts = tuple(consts)
         node = _new(cls)
         node._next = tuple(edges)
@@ -286,8 +293,10 @@ def _retain(node: Node, tensor) -> None:
 
 
 from numpy import asarray, ndarray  # noqa: E402
+from numpy import dtype as _numpy_dtype  # noqa: E402
 
 from .grad_mode import _state as _grad_state  # noqa: E402
 from .tensor import Tensor, _inplace_epoch, _make  # noqa: E402
 
 _new = object.__new__
+_F32, _F64 = _numpy_dtype("float32"), _numpy_dtype("float64")

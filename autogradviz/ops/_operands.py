@@ -34,14 +34,14 @@ def data(x):
     return x._data if type(x) is Tensor else x
 
 
-def needs_grad(x) -> bool:
-    return type(x) is Tensor and x._requires_grad
-
-
-def kept_if(x, flag: bool):
-    """`x` if a backward formula will need it, else None: a node saves only what
-    its formulas will use (so an unused value may change in place freely)."""
-    return x if flag else None
+def factors_to_save(a, b) -> tuple:
+    """What a product a·b (or a @ b) saves for backward: each factor only if the
+    other one needs a gradient, since ∂(ab)/∂a = b. As in PyTorch, a factor that
+    nothing will use may then change in place freely."""
+    return (
+        a if type(b) is Tensor and b._requires_grad else None,
+        b if type(a) is Tensor and a._requires_grad else None,
+    )
 
 
 def float_data(t: Tensor) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..node import OUTPUT, Node
-from ._operands import binary, data, kept_if, needs_grad, operand
+from ._operands import binary, data, factors_to_save, operand
 
 
 # c = a + b ---------------------------------------------------------------------
@@ -59,11 +59,7 @@ class MulBackward0(Node):
 
 def mul(a, b):
     a, b = operand(a), operand(b)
-    # as PyTorch does, keep each factor only if the other one needs a gradient:
-    # then changing the other in place later (a constant, say) is no error
-    return MulBackward0.record(
-        binary("mul", np.multiply, a, b), (a, b), saved=(kept_if(a, needs_grad(b)), kept_if(b, needs_grad(a)))
-    )
+    return MulBackward0.record(binary("mul", np.multiply, a, b), (a, b), saved=factors_to_save(a, b))
 
 
 # c = a / b ---------------------------------------------------------------------
@@ -79,8 +75,9 @@ class DivBackward0(Node):
 
 def div(a, b):
     a, b = operand(a), operand(b)
+    # a is needed only for b's gradient, -g·a/b²; b always (g/b, and -g·a/b²)
     return DivBackward0.record(
-        binary("div", np.true_divide, a, b), (a, b), saved=(kept_if(a, needs_grad(b)), b)
+        binary("div", np.true_divide, a, b), (a, b), saved=(factors_to_save(a, b)[0], b)
     )
 
 
@@ -236,8 +233,7 @@ def matmul(a, b):
     except (RuntimeError, ValueError):
         raise _matmul_error(x.shape, y.shape) from None
     node = _MATMUL_NODES.get((x.ndim, y.ndim), MatmulBackward0)
-    saved = (kept_if(a, needs_grad(b)), kept_if(b, needs_grad(a)))  # what PyTorch keeps, too
-    return node.record(out, (a, b), saved=saved, args=(x.ndim, y.ndim))
+    return node.record(out, (a, b), saved=factors_to_save(a, b), args=(x.ndim, y.ndim))
 
 
 def _matmul_error(a_shape: tuple, b_shape: tuple) -> RuntimeError:
