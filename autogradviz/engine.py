@@ -69,11 +69,12 @@ def _dependencies(roots: Sequence[Node]) -> dict[Node, int]:
         for child in stack.pop()._next:
             if child is None:
                 continue
-            if child in dependencies:
-                dependencies[child] += 1
-            else:
+            count = dependencies.get(child)
+            if count is None:  # first seen: its own children are counted next
                 dependencies[child] = 1
                 stack.append(child)
+            else:
+                dependencies[child] = count + 1
     return dependencies
 
 
