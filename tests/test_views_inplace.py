@@ -4,9 +4,6 @@ version counters and error classes/phrases."""
 
 from __future__ import annotations
 
-import math
-import warnings
-
 import numpy as np
 import pytest
 
@@ -15,43 +12,9 @@ from autogradviz.ops.inplace import refresh_view
 
 torch = pytest.importorskip("torch")
 
+from _parity import grad, raises_alike, same  # noqa: E402
+
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
-
-
-def norm(v):
-    """A comparable form: tensors become (shape, dtype name, rounded values)."""
-    if isinstance(v, (agv.Tensor, torch.Tensor)):
-        values = np.asarray(v.detach().tolist(), dtype=float)
-        return ("tensor", tuple(v.shape), str(v.dtype).split(".")[-1], np.round(values, 4).tolist())
-    if isinstance(v, (list, tuple)):
-        return [norm(x) for x in v]
-    if isinstance(v, float):
-        return "nan" if math.isnan(v) else round(v, 4)
-    return v
-
-
-def outcome(fn, m):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return norm(fn(m))
-    except Exception as error:  # noqa: BLE001 - the class is what is compared
-        return ("raised", type(error).__name__)
-
-
-def same(fn):
-    ours, theirs = outcome(fn, agv), outcome(fn, torch)
-    assert ours == theirs, f"\nagv:   {ours}\ntorch: {theirs}"
-
-
-def raises_alike(fn, exc, phrase):
-    for m in (agv, torch):
-        with pytest.raises(exc, match=phrase):
-            fn(m)
-
-
-def grad(m):
-    return agv.grad if m is agv else torch.autograd.grad
 
 
 def matrix(m):
