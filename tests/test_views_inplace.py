@@ -498,3 +498,19 @@ def test_squeeze_checks_the_dim():
             m.ones(1, 2, 1).squeeze(),
         ]
     )
+
+
+def test_index_tensors_are_saved_not_inputs_like_torch():
+    # the index gets no gradient, so it has no edge: next_functions as in torch
+    def fn(m):
+        x = m.ones(3, requires_grad=True)
+        i = m.tensor([0, 2])
+        y = x[i]
+        h = x * 1
+        h[i] = m.tensor([5.0, 6.0])
+        return [
+            (t.grad_fn.name(), [None if f is None else f.name() for f, _ in t.grad_fn.next_functions])
+            for t in (y, h)
+        ]
+
+    same(fn)

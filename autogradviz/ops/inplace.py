@@ -281,15 +281,15 @@ def copy_(t, src):
 # x[index] = value ---------------------------------------------------------------------------
 class IndexPutBackward0(Node):
     """x[index] = value. The mask of written positions and the index are saved
-    values (freed by backward, as in PyTorch); an index tensor is an extra input
-    that needs no gradient, so that changing it in place before backward is caught."""
+    values (freed by backward, as in PyTorch); an index tensor is saved too, so
+    that changing it in place before backward is caught."""
 
     __slots__ = ()
     op, broadcasts = "[ ]=", True
     rules = ("0 at the overwritten positions, g elsewhere", "g at the written positions")
 
     def vjp(self, m, g, written, index, *index_tensors):
-        return (m.where(written, 0.0, g), m.getitem(g, index)) + (None,) * len(index_tensors)
+        return m.where(written, 0.0, g), m.getitem(g, index)
 
 
 def setitem(t, index, value):
@@ -320,6 +320,6 @@ def setitem(t, index, value):
         if not _grad_state.enabled:  # under no_grad nothing is recorded: save nothing
             return _make(out)
         kept, tensors = frozen_index(index, given)
-        return IndexPutBackward0.record(out, (old, value, *tensors), saved=(written, kept, *tensors))
+        return IndexPutBackward0.record(out, (old, value), saved=(written, kept, *tensors))
 
     _inplace(t, "x[index] = value", compute, value)

@@ -318,16 +318,16 @@ class IndexBackward0(Node):
     """x[idx] with a list, an array, a mask or an index tensor: a copy, not a view.
 
     The index is a saved value, not a parameter: backward frees it (so a second
-    backward raises, as in PyTorch), and an index tensor is an extra input that
-    needs no gradient, so that its version counter is checked like any saved
-    tensor's: changing it in place before backward raises instead of sending the
-    gradient to the wrong positions."""
+    backward raises, as in PyTorch). An index tensor is saved too (it is not an
+    input: it gets no gradient), so its version counter is checked: changing it
+    in place before backward raises instead of sending the gradient to the
+    wrong positions."""
 
     __slots__ = ()
     op, rules = "[ ]", ("g goes back to the positions read; repeated positions add up",)
 
     def vjp(self, m, g, index, *index_tensors):
-        return (m.index_into_zeros(g, self.args, index),) + (None,) * len(index_tensors)
+        return (m.index_into_zeros(g, self.args, index),)
 
 
 def getitem(a, index):
@@ -354,7 +354,7 @@ def _index(a: Tensor, index, given):
     if not a._requires_grad:
         return IndexBackward0.record(out, (a,))
     index, tensors = frozen_index(index, given)
-    return IndexBackward0.record(out, (a, *tensors), saved=(index, *tensors), args=a.shape)
+    return IndexBackward0.record(out, (a,), saved=(index, *tensors), args=a.shape)
 
 
 def _zero_d_view(array: np.ndarray, index) -> np.ndarray:
