@@ -53,8 +53,8 @@ class MulBackward0(Node):
     rules = ("∂(a·b)/∂a = b", "∂(a·b)/∂b = a")
 
     def vjp(self, m, g, a, b):
-        # y * 2.0 or x * w with w a constant: skip the product no input needs
-        return (g * b if self.needs(0) else None), (g * a if self.needs(1) else None)
+        # each factor was saved only if the other one needs a gradient (see mul)
+        return (None if b is None else g * b), (None if a is None else g * a)
 
 
 def mul(a, b):
