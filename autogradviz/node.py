@@ -178,7 +178,9 @@ class Node:
             return out
         # the edges, the constants, and whether the engine will need the inputs'
         # shapes and dtypes (to undo broadcasting, or to cast a gradient back)
-        edges = []
+        # grown one by one: tuples for the usual one or two inputs (cheaper than
+        # a list turned into a tuple), a list for cat/stack of many (linear)
+        edges = () if len(inputs) <= 4 else []
         consts = None
         differs = False
         shape = data.shape if cls.broadcasts else None
@@ -187,28 +189,29 @@ class Node:
                 if t._meta is not None:
                     _refresh_if_view(t)
                 if t._requires_grad:
-                    edges.append(t._grad_fn or t._accumulator())
+                    edges += (t._grad_fn or t._accumulator(),)
                     a = t._data
                     if a.dtype is not dtype or (shape is not None and a.shape != shape):
                         differs = True
+                    if consts is not None:
+                        consts += (None,)
                     continue
             # a constant: no edge; its value is kept for drawings only
             if consts is None:
-                consts = [None] * len(inputs)
-            consts[len(edges)] = t._data if type(t) is Tensor else t
-            edges.append(None)
-        if consts is not None:
-            if not any(edges):  # nothing here needs a gradient
-                out._grad_fn = None
-                out._requires_grad = False
-                return out
-            consts = tuple(consts)
+                consts = edges[:0]  # empty, a tuple or a list like edges
+                consts += (None,) * len(edges)
+            consts += (t._data if type(t) is Tensor else t,)
+            edges += (None,)
+        if consts is not None and not any(edges):  # nothing here needs a gradient
+            out._grad_fn = None
+            out._requires_grad = False
+            return out
         node = _new(cls)
-        node._next = tuple(edges)
+        node._next = tuple(edges)  # no copy when it is a tuple already
         node.args = args
         node._output = data
         node._meta = None
-        node._consts = consts
+        node._consts = None if consts is None else tuple(consts)
         node._inputs = _shapes_and_dtypes(inputs) if differs else None
         if saved:
             _save(node, saved, inputs, out)
@@ -258,8 +261,10 @@ class AccumulateGrad(Node):
 def _save(node: Node, saved, inputs, out) -> None:
     """Keep the arrays the formula needs, and watch each one's version counter:
     an in-place change between now and backward must raise, not go unnoticed."""
-    values = []
-    checks = []  # per saved tensor: its position, its source, its counter, its version now
+    # tuples grown one item at a time: ops save one or two values, and for so
+    # few, that is cheaper than a list turned into a tuple
+    values = ()
+    checks = ()  # per saved tensor: its position, its source, its counter, its version now
     for item in saved:
         if type(item) is Tensor:
             box = item._version_box
@@ -269,16 +274,16 @@ def _save(node: Node, saved, inputs, out) -> None:
             # condition): it needs no grad, but its version is watched all the same
             source = 0 if item is inputs[0] else _index_of(item, inputs)
             checks += (len(values), source, box, len(box))
-            values.append(item._data)
+            values += (item._data,)
         elif item is OUTPUT:
             box = out._version_box = bytearray()
             checks += (len(values), OUTPUT, box, 0)
-            values.append(out._data)
+            values += (out._data,)
         else:
-            values.append(item)
-    node._saved = tuple(values)
+            values += (item,)
+    node._saved = values
     node._epoch = _inplace_epoch[0]
-    node._checks = tuple(checks) if checks else None
+    node._checks = checks or None
 
 
 def _index_of(item, inputs) -> int | None:
