@@ -335,10 +335,14 @@ class Adam(Optimizer):
 
         m = _zeros_state(state, "exp_avg", theta)
         v = _zeros_state(state, "exp_avg_sq", theta)
+        # every term below is computed in place, in one scratch array: a layer's
+        # weights can be large (VGG's first fully connected layer is 400 MB), and
+        # each temporary array would cost a pass over memory and an allocation
+        scratch = np.empty_like(theta)
         m *= beta1  # m ← β1·m + (1 − β1)·g: the mean of recent gradients
-        m += (1 - beta1) * g
+        m += np.multiply(g, 1 - beta1, out=scratch)
         v *= beta2  # v ← β2·v + (1 − β2)·g²: the mean of their squares
-        v += (1 - beta2) * g * g
+        v += np.multiply(np.multiply(g, 1 - beta2, out=scratch), g, out=scratch)
 
         # m and v start at 0, so early on they are too small by a factor 1 − β^t
         bias_correction1 = 1 - beta1**t
@@ -349,8 +353,12 @@ class Adam(Optimizer):
             np.maximum(v_max, v, out=v_max)
             v = v_max
         # θ ← θ − lr · m̂ / (√v̂ + ε), with m̂ = m / (1 − β1^t) and v̂ = v / (1 − β2^t)
-        denom = np.sqrt(v) / math.sqrt(bias_correction2) + eps
-        theta -= (lr / bias_correction1) * m / denom
+        denom = np.sqrt(v, out=scratch)
+        denom /= math.sqrt(bias_correction2)
+        denom += eps
+        step = np.divide(m, denom, out=scratch)  # m / denom first, then the step size: PyTorch's order
+        step *= lr / bias_correction1
+        theta -= step
 
 
 class AdamW(Adam):
