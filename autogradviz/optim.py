@@ -125,7 +125,10 @@ class Optimizer:
                     if p.grad is None:
                         continue  # no gradient reached it (or it was zeroed to None): skip, as PyTorch does
                     g = np.asarray(p.grad._data, dtype=p._data.dtype)
-                    self._update(p._data, g, self.state[p], group)
+                    state = self.state.get(p, {})
+                    self._update(p._data, g, state, group)
+                    if state:  # plain SGD keeps nothing: no entry, as in PyTorch
+                        self.state[p] = state
                     # the values changed in place: a graph that saved the old ones must notice
                     p._bump_version()
         return loss

@@ -694,9 +694,10 @@ def test_layer_errors_name_the_layer_and_shapes():
     with pytest.raises(NotImplementedError, match="Conv2d: groups=2 is not supported"):
         nn.Conv2d(4, 4, 3, groups=2)
     with pytest.raises(
-        ValueError,
+        RuntimeError,  # PyTorch's class: "running_mean should contain 3 elements not 4"
         match=re.escape(
-            "BatchNorm1d(4, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True): expected input with 4 features in dim 1, got shape (8, 3)"
+            "BatchNorm1d(4, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True): "
+            "running_mean should contain 3 elements not 4: expected input with 4 features in dim 1, got shape (8, 3)"
         ),
     ):
         nn.BatchNorm1d(4)(agv.randn(8, 3))

@@ -210,7 +210,10 @@ def conv2d(
             "(x.float(), or model.double())"
         )
     kernel, stride, dilation = w.shape[2:], _pair(stride, "stride"), _pair(dilation, "dilation")
-    pads = _conv_padding(padding, kernel, stride, dilation)
+    try:
+        pads = _conv_padding(padding, kernel, stride, dilation)
+    except ValueError as error:  # F.conv2d says RuntimeError where the Conv2d constructor says ValueError
+        raise RuntimeError(str(error)) from None
     n, _, h, wd = x.shape
     out_hw = (
         _out_size(h + pads[0] + pads[1], kernel[0], stride[0], 0, dilation[0]),

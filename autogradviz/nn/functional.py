@@ -150,7 +150,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, _la
     indices, w = operand(input), operand(weight)
     who = "embedding" if _layer is None else repr(_layer)
     if indices._data.dtype.kind not in "iu":
-        raise TypeError(f"{who}: indices must be integers (agv.int64), got {indices.dtype!r}")
+        raise RuntimeError(f"{who}: indices must be integers (agv.int64), got {indices.dtype!r}")
     rows = w.shape[0]
     bad = (indices._data < 0) | (indices._data >= rows)
     if bad.any():
@@ -207,6 +207,10 @@ def batch_norm(
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """Class indices -> rows of 0s with a 1 at the class: shape (..., num_classes), int64."""
     labels = operand(tensor)._data
+    if labels.dtype.kind not in "iu":
+        raise RuntimeError(
+            f"one_hot is only applicable to index tensor of type LongTensor (agv.int64), got {labels.dtype}"
+        )
     if num_classes < 0:
         num_classes = int(labels.max()) + 1 if labels.size else 0
     if labels.size and (labels.min() < 0 or labels.max() >= num_classes):

@@ -11,7 +11,7 @@ from ..ops._operands import operand
 from ..tensor import Tensor
 from . import functional as F  # noqa: N812 - the conventional name
 from . import init
-from .conv import _pair
+from .conv import _conv_padding, _pair
 from .module import Module
 from .parameter import Parameter
 
@@ -85,6 +85,9 @@ class Conv2d(Module):
         self.kernel_size = _pair(kernel_size, "kernel_size")
         self.stride, self.dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
         self.padding = padding if isinstance(padding, str) else _pair(padding, "padding")
+        _conv_padding(
+            self.padding, self.kernel_size, self.stride, self.dilation
+        )  # a bad padding fails here, as in PyTorch
         self.groups, self.padding_mode = groups, padding_mode
         self.weight = _new_parameter(out_channels, in_channels, *self.kernel_size, dtype=dtype)
         self.register_parameter("bias", _new_parameter(out_channels, dtype=dtype) if bias else None)
@@ -261,8 +264,14 @@ class BatchNorm1d(Module):
         if x.ndim not in (2, 3):
             raise ValueError(f"{self!r}: expected 2D or 3D input (got {x.ndim}D input of shape {x.shape})")
         if x.shape[1] != self.num_features:
-            raise ValueError(
-                f"{self!r}: expected input with {self.num_features} features in dim 1, got shape {x.shape}"
+            raise RuntimeError(
+                f"{self!r}: running_mean should contain {x.shape[1]} elements not {self.num_features}: "
+                f"expected input with {self.num_features} features in dim 1, got shape {x.shape}"
+            )
+        if self.weight is not None and x._data.dtype != self.weight._data.dtype:
+            raise RuntimeError(
+                f"{self!r}: mixed dtype: the input is {x.dtype!r}, the layer's parameters "
+                f"{self.weight.dtype!r}; convert one of them (x.float(), or model.double())"
             )
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:

@@ -50,8 +50,8 @@ def _class_index(op: str, input, target, ignore_index: int) -> tuple:
     """Check class-index targets against an (N, C, ...) input; return the input
     positions picked, (n, target[n], ...), and the mask of targets not ignored."""
     if target._data.dtype.kind not in "iu":
-        raise TypeError(
-            f"{op}: class-index targets must be integers (agv.int64), got {target.dtype!r} target of shape "
+        raise RuntimeError(
+            f"{op}: expected target dtype to be Long (agv.int64) for class indices, got {target.dtype!r} target of shape "
             f"{target.shape}; for class probabilities, pass a float target of the input's shape {input.shape}"
         )
     expected = () if input.ndim == 1 else input.shape[:1] + input.shape[2:]
@@ -59,7 +59,9 @@ def _class_index(op: str, input, target, ignore_index: int) -> tuple:
         hint = ""
         if target.shape == expected + (1,):
             hint = "; a column of labels can be flattened with target.reshape(-1)"
-        raise ValueError(
+        # PyTorch: a target with too many dims is a RuntimeError, a batch-size mismatch a ValueError
+        error = RuntimeError if target.ndim > len(expected) else ValueError
+        raise error(
             f"{op}: for input of shape {input.shape}, expected class-index target of shape {expected}, "
             f"got {target.shape}{hint}"
         )
@@ -158,7 +160,7 @@ def binary_cross_entropy(
     p, y = operand(input), operand(target)
     _same_shape("binary_cross_entropy", p, y)
     if y._data.dtype != p._data.dtype:
-        raise TypeError(
+        raise RuntimeError(
             f"binary_cross_entropy: the target must be a float tensor like the input ({p.dtype!r}), "
             f"got {y.dtype!r}; convert it with target.float()"
         )
@@ -214,7 +216,7 @@ def binary_cross_entropy_with_logits(
     x, y = operand(input), operand(target)
     _same_shape("binary_cross_entropy_with_logits", x, y)
     if y._data.dtype != x._data.dtype:
-        raise TypeError(
+        raise RuntimeError(
             f"binary_cross_entropy_with_logits: the target must be a float tensor like the input "
             f"({x.dtype!r}), got {y.dtype!r}; convert it with target.float()"
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict, namedtuple
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -137,7 +137,17 @@ class Module:
         d.get("_non_persistent", set()).discard(name)
         return found
 
+    def _check_new_name(self, name: str, store: str, kind: str) -> None:
+        """PyTorch's rules for a parameter's or a buffer's name."""
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self.__dict__[store]:
+            raise KeyError(f"attribute '{name}' already exists")
+
     def register_parameter(self, name: str, param: Tensor | None) -> None:
+        self._check_new_name(name, "_parameters", "parameter")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(
                 f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
@@ -150,6 +160,7 @@ class Module:
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """State that is not learned but belongs to the model (saved in state_dict
         unless persistent=False), like BatchNorm's running statistics."""
+        self._check_new_name(name, "_buffers", "buffer")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
                 f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (Tensor or None required)"
@@ -209,7 +220,14 @@ class Module:
         seen = set()  # ids: a tensor shared by two modules is listed once
         modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
         for module_prefix, module in modules:
-            for name, t in module.__dict__[store].items():
+            members = module.__dict__.get(store)
+            if members is None:
+                name = type(module).__name__
+                raise AttributeError(
+                    f"'{name}' object has no attribute '{store}': did you forget to call "
+                    f"super().__init__() at the start of {name}.__init__?"
+                )
+            for name, t in members.items():
                 if t is not None and id(t) not in seen:
                     seen.add(id(t))
                     yield (f"{module_prefix}.{name}" if module_prefix else name), t
@@ -311,6 +329,8 @@ class Module:
         """Copy values into this module's parameters and buffers. With strict=True
         the keys must match exactly; shapes must always match. Nothing is copied
         unless everything can be."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         own = self.state_dict(keep_vars=True)
         missing = [key for key in own if key not in state_dict]
         unexpected = [key for key in state_dict if key not in own]

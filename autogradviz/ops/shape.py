@@ -123,9 +123,11 @@ def view(a, *shape):
 
 def flatten(a, start_dim: int = 0, end_dim: int = -1):
     a = operand(a)
+    start, end = _dim(start_dim, a.ndim), _dim(end_dim, a.ndim)  # PyTorch's IndexError when out of range
     if a.ndim == 0:
         return reshape(a, 1)
-    start, end = start_dim % a.ndim, end_dim % a.ndim
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shape = a.shape[:start] + (-1,) + a.shape[end + 1 :]
     return reshape(a, shape) if a._data.size else reshape(a, a.shape[:start] + (0,) + a.shape[end + 1 :])
 
