@@ -22,17 +22,30 @@ from .layers import (
     Dropout,
     Embedding,
     Flatten,
+    Identity,
     Linear,
+    LogSoftmax,
     MaxPool2D,
     MaxPool2d,
     ReLU,
     Sigmoid,
+    Softmax,
     Tanh,
 )
-from .module import Layer, Module, Sequential
+from .loss_modules import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
+from .module import Layer, Module, ModuleList, Sequential
 from .parameter import Parameter
 
 __all__ = [
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "CrossEntropyLoss",
+    "Identity",
+    "LogSoftmax",
+    "MSELoss",
+    "ModuleList",
+    "NLLLoss",
+    "Softmax",
     "AdaptiveAvgPool2D",
     "AdaptiveAvgPool2d",
     "AvgPool2D",

@@ -189,6 +189,33 @@ class ReLU(Module):
         return "inplace=True" if self.inplace else ""
 
 
+class Identity(Module):
+    """Passes its input through unchanged: a placeholder, e.g. for a removed layer."""
+
+    def __init__(self, *args, **kwargs):  # PyTorch ignores any arguments too
+        super().__init__()
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input
+
+
+class Softmax(Module):
+    def __init__(self, dim: int | None = None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmax(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.log_softmax(input, self.dim)
+
+
 class Sigmoid(Module):
     def forward(self, input: Tensor) -> Tensor:
         return ops.sigmoid(input)

@@ -434,6 +434,72 @@ class Sequential(Module):
         return self
 
 
+class ModuleList(Module):
+    """A list of modules, registered as children (so their parameters are the
+    model's), for a forward that loops: `for layer in self.layers: x = layer(x)`.
+    It has no forward of its own."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __getitem__(self, index: int | slice):
+        items = list(self._modules.values())
+        if isinstance(index, slice):
+            return ModuleList(items[index])
+        if not -len(items) <= index < len(items):
+            raise IndexError(f"index {index} is out of range for a ModuleList of {len(items)} modules")
+        return items[index]
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        key = list(self._modules)[index]
+        self.add_module(key, module)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> ModuleList:
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules) -> ModuleList:
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._modules.clear()
+        for i, item in enumerate(items):
+            self.add_module(str(i), item)
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError("ModuleList has no forward: loop over it, `for layer in self.layers: ...`")
+
+    def __repr__(self) -> str:
+        # like PyTorch: a run of identical modules is one line, "(0-2): 3 x Linear(...)"
+        lines, items = [], [(name, repr(module)) for name, module in self._modules.items()]
+        start = 0
+        while start < len(items):
+            end = start
+            while end + 1 < len(items) and items[end + 1][1] == items[start][1]:
+                end += 1
+            text = items[start][1].replace("\n", "\n  ")
+            if end > start:
+                lines.append(f"({items[start][0]}-{items[end][0]}): {end - start + 1} x {text}")
+            else:
+                lines.append(f"({items[start][0]}): {text}")
+            start = end + 1
+        if not lines:
+            return "ModuleList()"
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+
+
 def _graph_inputs(inputs: tuple) -> tuple:
     """The nodes the module's inputs come from."""
     return tuple(
