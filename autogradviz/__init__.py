@@ -49,6 +49,7 @@ from .node import AccumulateGrad, Node
 from .ops import *  # noqa: F403
 from .ops.reductions import ValuesIndices
 from .printing import set_printoptions
+from .serialization import load, save
 from .tensor import Tensor
 
 float = float32  # noqa: A001

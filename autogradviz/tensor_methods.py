@@ -15,7 +15,7 @@ _SAME_NAME = """
     reshape view flatten transpose swapaxes permute squeeze unsqueeze expand t
     eq ne lt le gt ge sign isnan argmax argmin any all allclose equal
     logical_and logical_or logical_not logical_xor
-    add_ sub_ mul_ div_ pow_ zero_ fill_ copy_ clamp_
+    add_ sub_ mul_ div_ pow_ zero_ fill_ copy_ clamp_ normal_ uniform_
 """.split()
 
 for _name in _SAME_NAME:

@@ -95,3 +95,45 @@ def test_identity_softmax_and_log_softmax_match_torch():
         )
 
     same(fn)
+
+
+def test_save_and_load_a_state_dict_and_a_model(tmp_path):
+    agv.manual_seed(0)
+    model = agv.nn.Sequential(agv.nn.Linear(3, 4), agv.nn.ReLU(), agv.nn.Linear(4, 2))
+    path = tmp_path / "model.agv"
+    agv.save(model.state_dict(), path)
+    agv.manual_seed(1)
+    other = agv.nn.Sequential(agv.nn.Linear(3, 4), agv.nn.ReLU(), agv.nn.Linear(4, 2))
+    x = agv.randn(5, 3)
+    assert not np.allclose(other(x).detach().numpy(), model(x).detach().numpy())
+    other.load_state_dict(agv.load(path))
+    np.testing.assert_array_equal(other(x).detach().numpy(), model(x).detach().numpy())
+    with open(tmp_path / "whole.agv", "wb") as f:  # an open file works too, and so does a whole model
+        agv.save(model, f)
+    again = agv.load(tmp_path / "whole.agv", weights_only=False)
+    np.testing.assert_array_equal(again(x).detach().numpy(), model(x).detach().numpy())
+    assert [n for n, _ in again.named_parameters()] == [n for n, _ in model.named_parameters()]
+
+
+def test_in_place_random_draws_like_torch():
+    # the DCGAN idiom: m.weight.data.normal_(0, 0.02); on a leaf that requires grad
+    # (outside no_grad) both libraries refuse; on a non-leaf the old value gets 0
+    agv.manual_seed(0)
+    layer = agv.nn.Linear(200, 100)
+    layer.weight.data.normal_(0.0, 0.02)
+    layer.bias.data.uniform_(-3.0, -1.0)
+    assert abs(float(layer.weight.mean())) < 0.002 and 0.018 < float(layer.weight.std()) < 0.022
+    assert float(layer.bias.min()) >= -3.0 and float(layer.bias.max()) < -1.0
+    assert layer.weight.dtype == agv.float32 and layer.weight.version == 1
+
+    def fn(m):
+        w = m.ones(3, requires_grad=True)
+        h = w * 2
+        h.uniform_()
+        (h * 3).sum().backward()
+        return w.grad, h.grad_fn.name(), h.requires_grad
+
+    same(fn)
+    for lib in (agv, torch):
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+            lib.ones(2, requires_grad=True).normal_()

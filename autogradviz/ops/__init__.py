@@ -25,7 +25,7 @@ from .compare import (
     lt,
     ne,
 )
-from .inplace import add_, clamp_, copy_, div_, fill_, mul_, pow_, setitem, sub_, zero_
+from .inplace import add_, clamp_, copy_, div_, fill_, mul_, normal_, pow_, setitem, sub_, uniform_, zero_
 from .pointwise import (
     abs,
     clamp,

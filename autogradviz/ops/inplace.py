@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import creation
 from ..grad_mode import _state as _grad_state
 from ..grad_mode import no_grad
 from ..node import Node, _retain
@@ -251,6 +252,34 @@ def fill_(t, value):
 
 def zero_(t):
     return fill_(t, 0)
+
+
+# normal_, uniform_: new random values (the DCGAN idiom `m.weight.data.normal_(0, 0.02)`),
+# drawn from autogradviz's seeded generator; the old value's gradient is zero, as for fill_
+class NormalBackward0(FillBackward0):
+    __slots__ = ()
+    op = "normal_"
+
+
+class UniformBackward0(FillBackward0):
+    __slots__ = ()
+    op = "uniform_"
+
+
+def normal_(t, mean: float = 0.0, std: float = 1.0):
+    def draw(old):
+        values = creation._generator.standard_normal(old.shape).astype(old._data.dtype) * std + mean
+        return NormalBackward0.record(values.astype(old._data.dtype, copy=False), (old,))
+
+    return _inplace(t, "normal_", draw)
+
+
+def uniform_(t, from_: float = 0.0, to: float = 1.0):
+    def draw(old):
+        values = creation._generator.random(old.shape).astype(old._data.dtype) * (to - from_) + from_
+        return UniformBackward0.record(values.astype(old._data.dtype, copy=False), (old,))
+
+    return _inplace(t, "uniform_", draw)
 
 
 class CopyBackwards(Node):
