@@ -1053,11 +1053,6 @@ def test_batchnorm_with_the_wrong_number_of_features_raises_runtime_error():
     same(lambda m: m.nn.BatchNorm1d(3)(m.randn(2, 4)))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a BatchNorm state_dict without num_batches_tracked (a hand-built or pre-1.0 checkpoint) is "
-    "refused as a missing key; torch fills the buffer in and loads it strictly",
-)
 def test_batchnorm_loads_a_state_dict_without_num_batches_tracked():
     def fn(m):
         bn = m.nn.BatchNorm1d(2)

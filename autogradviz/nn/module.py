@@ -332,7 +332,9 @@ class Module:
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         own = self.state_dict(keep_vars=True)
-        missing = [key for key in own if key not in state_dict]
+        # a BatchNorm counter absent from the checkpoint (saved before PyTorch had
+        # it, or built by hand) keeps its value, as PyTorch's BatchNorm does
+        missing = [key for key in own if key not in state_dict and not key.endswith("num_batches_tracked")]
         unexpected = [key for key in state_dict if key not in own]
         errors, copies = [], []
         for key, target in own.items():
