@@ -171,15 +171,17 @@ class Node:
         out._data = data
         out._grad = out._version_box = out._meta = None
         dtype = data.dtype
+        # (float32 and float64 are told by identity first: no attribute lookup then)
         if not _grad_state.enabled or (dtype is not _F32 and dtype is not _F64 and dtype.kind != "f"):
             # not recording, or an integer/bool result: those carry no gradient
             out._grad_fn = None
             out._requires_grad = False
             return out
         # the edges, the constants, and whether the engine will need the inputs'
-        # shapes and dtypes (to undo broadcasting, or to cast a gradient back)
-        # grown one by one: tuples for the usual one or two inputs (cheaper than
-        # a list turned into a tuple), a list for cat/stack of many (linear)
+        # shapes and dtypes (to undo broadcasting, or to cast a gradient back).
+        # Edges and constants grow one by one: tuples for the usual one or two
+        # inputs (cheaper than a list made into a tuple), a list for cat/stack of
+        # many (a tuple grown n times would cost n²)
         edges = () if len(inputs) <= 4 else []
         consts = None
         differs = False
