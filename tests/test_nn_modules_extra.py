@@ -137,3 +137,41 @@ def test_in_place_random_draws_like_torch():
     for lib in (agv, torch):
         with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
             lib.ones(2, requires_grad=True).normal_()
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, float("inf")])
+@pytest.mark.parametrize("max_norm", [0.5, 100.0])
+def test_clip_grad_norm_matches_torch(norm_type, max_norm):
+    rng = np.random.default_rng(0)
+    grads = [rng.standard_normal((3, 4)).astype(np.float32) * 3, rng.standard_normal(5).astype(np.float32)]
+
+    def fn(m):
+        params = [m.zeros(*g.shape, requires_grad=True) for g in grads]
+        for p, g in zip(params, grads):
+            p.grad = m.tensor(g.copy())
+        utils = agv.nn.utils if m is agv else torch.nn.utils
+        total = utils.clip_grad_norm_(
+            (p for p in params), max_norm, norm_type
+        )  # a generator, as model.parameters()
+        return total, [p.grad for p in params]
+
+    same(fn)
+
+
+def test_clip_grad_value_and_the_edge_cases_match_torch():
+    def fn(m):
+        utils = agv.nn.utils if m is agv else torch.nn.utils
+        w = m.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        w.grad = m.tensor([0.5, -4.0, 9.0])
+        utils.clip_grad_value_([w], 1.0)
+        nothing = utils.clip_grad_norm_([m.ones(2, requires_grad=True)], 1.0)  # no grads at all
+        v = m.ones(2, requires_grad=True)
+        v.grad = m.tensor([float("inf"), 1.0])
+        try:
+            utils.clip_grad_norm_(v, 1.0, error_if_nonfinite=True)
+            error = None
+        except RuntimeError as e:
+            error = "non-finite" in str(e)
+        return w.grad, nothing, error
+
+    same(fn)

@@ -9,7 +9,7 @@ loss = F.cross_entropy(model(x), labels)
 loss.backward()
 """
 
-from . import functional, init
+from . import functional, init, utils
 from .layers import (
     AdaptiveAvgPool2D,
     AdaptiveAvgPool2d,
@@ -69,4 +69,5 @@ __all__ = [
     "Tanh",
     "functional",
     "init",
+    "utils",
 ]
