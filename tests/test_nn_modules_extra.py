@@ -175,3 +175,16 @@ def test_clip_grad_value_and_the_edge_cases_match_torch():
         return w.grad, nothing, error
 
     same(fn)
+
+
+def test_leaky_relu_module_and_inplace_match_torch():
+    def fn(m):
+        x = m.tensor(LOGITS, requires_grad=True)
+        layer = m.nn.LeakyReLU(0.2)
+        h = x * 1
+        m.nn.functional.leaky_relu(h, 0.05, inplace=True)
+        y = layer(x).sum() + h.sum() + m.nn.LeakyReLU()(x).sum()
+        y.backward()
+        return repr(layer), repr(m.nn.LeakyReLU(0.1, inplace=True)), y, x.grad, h.grad_fn.name()
+
+    same(fn)

@@ -17,6 +17,7 @@ import numpy as np
 from .. import creation, ops
 from ..grad_mode import no_grad
 from ..node import Node
+from ..ops import pointwise
 from ..ops._operands import operand
 from ..ops.inplace import _inplace
 from ..tensor import Tensor
@@ -39,6 +40,7 @@ __all__ = [
     "cross_entropy",
     "dropout",
     "embedding",
+    "leaky_relu",
     "linear",
     "log_softmax",
     "max_pool2d",
@@ -61,6 +63,15 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     if inplace:
         return _inplace(operand(input), "relu_", ops.relu)
     return ops.relu(input)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x where x > 0, else negative_slope·x: a ReLU whose negative side still
+    passes a little gradient, so units cannot die."""
+    if inplace:
+        node = pointwise.LeakyReluBackward1
+        return _inplace(operand(input), "leaky_relu_", lambda old: ops.leaky_relu(old, negative_slope, node))
+    return ops.leaky_relu(input, negative_slope)
 
 
 def _softmax_dim(x, dim: int | None, name: str) -> int:

@@ -216,6 +216,18 @@ class LogSoftmax(Softmax):
         return F.log_softmax(input, self.dim)
 
 
+class LeakyReLU(Module):
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False):
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
 class Sigmoid(Module):
     def forward(self, input: Tensor) -> Tensor:
         return ops.sigmoid(input)

@@ -33,6 +33,7 @@ from .pointwise import (
     clone,
     cos,
     exp,
+    leaky_relu,
     log,
     maximum,
     minimum,

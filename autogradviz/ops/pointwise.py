@@ -166,6 +166,30 @@ def relu(a):
     return ReluBackward0.record(np.maximum(a._data, 0), (a,), saved=(OUTPUT,))
 
 
+# leaky_relu(a) = a if a > 0 else slope·a ------------------------------------------------------
+class LeakyReluBackward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op, rules = "leaky_relu", ("∂/∂a = 1 if a > 0 else negative_slope",)
+
+    def vjp(self, m, g, a):
+        slope = self.args
+        return (g * (slope + (1 - slope) * m.step(a)),)  # step(a): 1 where a > 0, else 0
+
+
+class LeakyReluBackward1(LeakyReluBackward0):
+    """leaky_relu(..., inplace=True): PyTorch's name for the in-place version."""
+
+    __slots__ = ()
+
+
+def leaky_relu(a, negative_slope: float = 0.01, _node=LeakyReluBackward0):
+    a = operand(a)
+    x = float_data(a)
+    out = np.where(x > 0, x, x * x.dtype.type(negative_slope))
+    return _node.record(out, (a,), saved=(a,), args=negative_slope)
+
+
 # clamp(a, min, max) ----------------------------------------------------------------------
 class ClampBackward1(Node):
     __slots__ = ()

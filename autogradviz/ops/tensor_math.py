@@ -14,3 +14,11 @@ def relu_mask(out):
     """sign(out) is the 0/1 mask for out >= 0, and unlike a comparison it stays
     in the graph (with gradient 0), as PyTorch's threshold_backward does."""
     return sign(out)
+
+
+def step(a):
+    """1 where a > 0, else 0: sign(relu(a)) stays in the graph (with gradient 0),
+    so a second derivative through it is 0, not missing (as in PyTorch)."""
+    from .pointwise import relu
+
+    return sign(relu(a))
