@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -30,6 +28,7 @@ from common import (  # noqa: E402
     fmt,
     git_revision,
     load_average,
+    machine_report,
     prepare_process_environment,
     summarize,
 )
@@ -77,28 +76,11 @@ def _cycles(n_ops: int) -> int:
     return n_ops // OPS_PER_CYCLE
 
 
-def agv_chain(x, w, n_ops: int, marks: list | None = None):
+def chain(x, w, n_ops: int, marks: list | None = None):
     """Forward n_ops ops from the leaf x, then y.sum().backward(); returns x.grad.
+    The same code runs autogradviz and PyTorch: x and w are either library's.
     The graph is dropped when this function returns (inside any timing of it).
     `marks`, if given, gets the perf_counter() after forward and after backward."""
-    x.grad = None
-    y = x
-    for _ in range(_cycles(n_ops)):
-        y = y * CHAIN_SCALE
-        y = y + CHAIN_SHIFT
-        y = y.sin()
-        y = y.tanh()
-        y = y * w
-    if marks is not None:
-        marks.append(time.perf_counter())
-    y.sum().backward()
-    if marks is not None:
-        marks.append(time.perf_counter())
-    return x.grad
-
-
-def torch_chain(x, w, n_ops: int, marks: list | None = None):
-    """The same ops as agv_chain, in PyTorch."""
     x.grad = None
     y = x
     for _ in range(_cycles(n_ops)):
@@ -153,10 +135,10 @@ def chain_runners(n_ops: int, seed: int = 0) -> dict:
     x0, w0 = chain_inputs(seed)
     runners = {}
     x_agv, w_agv = agv.tensor(x0, requires_grad=True), agv.tensor(w0)
-    runners["autogradviz"] = lambda marks=None: agv_chain(x_agv, w_agv, n_ops, marks)
+    runners["autogradviz"] = lambda marks=None: chain(x_agv, w_agv, n_ops, marks)
     if torch is not None:
         x_t, w_t = torch.tensor(x0, requires_grad=True), torch.tensor(w0)
-        runners["pytorch"] = lambda marks=None: torch_chain(x_t, w_t, n_ops, marks)
+        runners["pytorch"] = lambda marks=None: chain(x_t, w_t, n_ops, marks)
     runners["numpy"] = lambda marks=None: numpy_chain(x0, w0, n_ops, marks)
     return runners
 
@@ -186,36 +168,19 @@ def mlp_data(sizes=MLP_SIZES, batch: int = MLP_BATCH, seed: int = 0):
     return X, labels, params
 
 
-def agv_mlp_step(X, labels, params, lr: float = MLP_LR):
-    """One SGD step in autogradviz; updates params in place, returns the loss."""
+def mlp_step(m, X, labels, params, lr: float = MLP_LR):
+    """One SGD step; updates params in place, returns the loss. `m` is the
+    library, autogradviz or torch: the same code, with the same ops, runs both."""
     n_layers = len(params) // 2
     h = X
     for i in range(n_layers):
         h = h @ params[2 * i] + params[2 * i + 1]
         if i < n_layers - 1:
             h = h.relu()
-    logp = agv.log_softmax(h, 1)
-    loss = -logp[agv.arange(X.shape[0]), labels].mean()
+    logp = m.log_softmax(h, 1)
+    loss = -logp[m.arange(X.shape[0]), labels].mean()
     loss.backward()
-    with agv.no_grad():
-        for p in params:
-            p -= lr * p.grad
-            p.grad = None
-    return loss
-
-
-def torch_mlp_step(X, labels, params, lr: float = MLP_LR):
-    """The same step, with the same ops, in PyTorch."""
-    n_layers = len(params) // 2
-    h = X
-    for i in range(n_layers):
-        h = h @ params[2 * i] + params[2 * i + 1]
-        if i < n_layers - 1:
-            h = h.relu()
-    logp = torch.log_softmax(h, 1)
-    loss = -logp[torch.arange(X.shape[0]), labels].mean()
-    loss.backward()
-    with torch.no_grad():
+    with m.no_grad():
         for p in params:
             p -= lr * p.grad
             p.grad = None
@@ -270,12 +235,12 @@ def mlp_runners(sizes=MLP_SIZES, batch: int = MLP_BATCH, lr: float = MLP_LR, see
     runners, state = {}, {}
     p_agv = [agv.tensor(p.copy(), requires_grad=True) for p in params]
     X_agv, y_agv = agv.tensor(X), agv.tensor(labels)
-    runners["autogradviz"] = lambda: agv_mlp_step(X_agv, y_agv, p_agv, lr)
+    runners["autogradviz"] = lambda: mlp_step(agv, X_agv, y_agv, p_agv, lr)
     state["autogradviz"] = p_agv
     if torch is not None:
         p_t = [torch.tensor(p.copy(), requires_grad=True) for p in params]
         X_t, y_t = torch.from_numpy(X.copy()), torch.from_numpy(labels.copy())
-        runners["pytorch"] = lambda: torch_mlp_step(X_t, y_t, p_t, lr)
+        runners["pytorch"] = lambda: mlp_step(torch, X_t, y_t, p_t, lr)
         state["pytorch"] = p_t
     p_np = [p.copy() for p in params]
     runners["numpy"] = lambda: numpy_mlp_step(X, labels, p_np, lr)
@@ -340,31 +305,6 @@ def time_without_gc(runners: dict) -> dict:
 
 
 # -- report ----------------------------------------------------------------------------------
-
-
-def blas_report() -> list[str]:
-    lines = [f"numpy {np.__version__}; autogradviz {agv.__version__}; python {platform.python_version()}"]
-    try:
-        from threadpoolctl import threadpool_info
-    except ImportError:
-        lines.append("BLAS kernel: unknown (threadpoolctl is not installed: pip install threadpoolctl)")
-    else:
-        for lib in threadpool_info():
-            kernel = lib.get("architecture")
-            lines.append(
-                f"threadpoolctl: {lib.get('internal_api')} {lib.get('version') or ''} "
-                + (f"kernel={kernel} " if kernel else "")
-                + f"threads={lib.get('num_threads')} ({Path(lib.get('filepath', '')).name})"
-            )
-    if torch is None:
-        lines.append("torch: not installed (its columns read n/a)")
-    else:
-        lines.append(
-            f"torch {torch.__version__}: threads={torch.get_num_threads()}, "
-            f"MKL={torch.backends.mkl.is_available()}, oneDNN={torch.backends.mkldnn.is_available()}, "
-            f"cpu capability={torch.backends.cpu.get_cpu_capability()}"
-        )
-    return lines
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -436,11 +376,10 @@ def main(argv=None, out=None) -> list[dict]:
         chain_rounds, mlp_rounds, mlp_inner, long_rounds, long_warmup = 41, 21, 5, 3, 1
 
     say(f"autogradviz core benchmark ({'quick' if args.quick else 'full'} run), git {git_revision()}")
-    say(f"machine: {platform.machine()}, {os.cpu_count()} cpus, {platform.platform()}")
     say(f"load average at start: {load_average()} (other processes on these cores skew the times)")
     for note in ENV_NOTES:
         say(f"env: {note}")
-    for line in blas_report():
+    for line in machine_report(np, agv, torch):
         say(line)
     say(
         f"statistic: {args.stat} over interleaved repeats, after warm-up; gc enabled inside the "

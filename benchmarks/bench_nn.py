@@ -23,8 +23,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
-import platform
 import resource
 import subprocess
 import sys
@@ -38,6 +36,7 @@ from common import (  # noqa: E402
     fmt,
     git_revision,
     load_average,
+    machine_report,
     prepare_process_environment,
     summarize,
 )
@@ -162,21 +161,10 @@ def vgg_inputs(image_size: int = 224, num_classes: int = 1000, seed: int = 0):
     return x, label
 
 
-def agv_vgg_step(model, optimizer, x, label, marks: list | None = None) -> float:
-    """The seed's step in autogradviz; returns the loss. The graph is dropped on return."""
+def vgg_step(F, model, optimizer, x, label, marks: list | None = None) -> float:
+    """The seed's step; returns the loss. `F` is the library's functional module
+    (autogradviz's or torch's): the same code runs both. The graph is dropped on return."""
     loss = F.cross_entropy(model(x), label)
-    if marks is not None:
-        marks.append(time.perf_counter())
-    loss.backward()
-    if marks is not None:
-        marks.append(time.perf_counter())
-    optimizer.step()
-    return loss.item()
-
-
-def torch_vgg_step(model, optimizer, x, label, marks: list | None = None) -> float:
-    """The same step in PyTorch."""
-    loss = TF.cross_entropy(model(x), label)
     if marks is not None:
         marks.append(time.perf_counter())
     loss.backward()
@@ -209,8 +197,8 @@ class VggCase:
         self.optimizer = self.make_optimizer(self.model)
 
     def step(self, marks: list | None = None) -> float:
-        fn = agv_vgg_step if self.framework == "autogradviz" else torch_vgg_step
-        return fn(self.model, self.optimizer, self.x, self.label, marks)
+        functional = F if self.framework == "autogradviz" else TF
+        return vgg_step(functional, self.model, self.optimizer, self.x, self.label, marks)
 
 
 def make_vgg_case(
@@ -368,17 +356,10 @@ def cnn_data(batch: int = CNN_BATCH, image: int = CNN_IMAGE, n_batches: int = CN
     ]
 
 
-def agv_cnn_step(model, optimizer, x, y) -> float:
+def cnn_step(F, model, optimizer, x, y) -> float:
+    """One training step; `F` is autogradviz's or torch's functional module."""
     optimizer.zero_grad()
     loss = F.cross_entropy(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-
-
-def torch_cnn_step(model, optimizer, x, y) -> float:
-    optimizer.zero_grad()
-    loss = TF.cross_entropy(model(x), y)
     loss.backward()
     optimizer.step()
     return loss.item()
@@ -403,13 +384,13 @@ def cnn_runners(batch: int = CNN_BATCH, image: int = CNN_IMAGE, seed: int = 0) -
     model = agv_cnn(image)
     optimizer = agv.optim.SGD(model.parameters(), lr=CNN_LR, momentum=CNN_MOMENTUM)
     agv_batches = [(agv.tensor(x), agv.tensor(y)) for x, y in data]
-    runners = {"autogradviz": _cycler(agv_batches, lambda x, y: agv_cnn_step(model, optimizer, x, y))}
+    runners = {"autogradviz": _cycler(agv_batches, lambda x, y: cnn_step(F, model, optimizer, x, y))}
     if torch is not None:
         t_model = torch_cnn(image)
         copy_weights_to_torch(model, t_model)
         t_opt = torch.optim.SGD(t_model.parameters(), lr=CNN_LR, momentum=CNN_MOMENTUM)
         t_batches = [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in data]
-        runners["pytorch"] = _cycler(t_batches, lambda x, y: torch_cnn_step(t_model, t_opt, x, y))
+        runners["pytorch"] = _cycler(t_batches, lambda x, y: cnn_step(TF, t_model, t_opt, x, y))
     return runners
 
 
@@ -570,58 +551,6 @@ def run_memory_child(framework: str, image_size: int, num_classes: int, keep_ope
 # -- report ----------------------------------------------------------------------------------
 
 
-def machine_report() -> list[str]:
-    cpu = "unknown cpu"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    mem = _meminfo_gb()
-    lines = [
-        f"machine: {platform.machine()}, {cpu}, {os.cpu_count()} cpus"
-        + (f", {mem:.1f} GB RAM" if mem else "")
-        + f", {platform.platform()}",
-        f"numpy {np.__version__}; autogradviz {getattr(agv, '__version__', '?')}; python {platform.python_version()}",
-    ]
-    try:
-        from threadpoolctl import threadpool_info
-    except ImportError:
-        lines.append("BLAS kernel: unknown (threadpoolctl is not installed)")
-    else:
-        for lib in threadpool_info():
-            kernel = lib.get("architecture")
-            lines.append(
-                f"threadpoolctl: {lib.get('internal_api')} {lib.get('version') or ''} "
-                + (f"kernel={kernel} " if kernel else "")
-                + f"threads={lib.get('num_threads')} ({Path(lib.get('filepath', '')).name})"
-            )
-    if torch is None:
-        lines.append("torch: not installed (its columns read n/a)")
-    else:
-        lines.append(
-            f"torch {torch.__version__}: threads={torch.get_num_threads()}, "
-            f"interop threads={torch.get_num_interop_threads()}, MKL={torch.backends.mkl.is_available()}, "
-            f"oneDNN={torch.backends.mkldnn.is_available()}, "
-            f"cpu capability={torch.backends.cpu.get_cpu_capability()}"
-        )
-    return lines
-
-
-def _meminfo_gb() -> float | None:
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemTotal:"):
-                    return int(line.split()[1]) / 1024**2
-    except OSError:
-        return None
-    return None
-
-
 def format_table(rows: list[dict]) -> str:
     """rows: case, unit, times {framework: value}, target (ratio or None)."""
     header = ["case", "unit", "autogradviz", "pytorch", "agv/torch", "target", "status"]
@@ -690,7 +619,7 @@ def main(argv=None, out=None) -> list[dict]:
     mlp_rounds, cnn_rounds, cnn_inner = (1, 1, 1) if quick else (11, 15, 5)
 
     say(f"autogradviz nn benchmark ({'quick' if quick else 'full'} run), git {git_revision()}")
-    for line in machine_report():
+    for line in machine_report(np, agv, torch):
         say(line)
     say(f"load average at start: {load_average()} (other processes on these cores skew the times)")
     for note in ENV_NOTES:

@@ -4,6 +4,7 @@ report's machine facts. Imports nothing heavy: it runs before numpy is imported.
 from __future__ import annotations
 
 import os
+import platform
 import statistics
 import subprocess
 from pathlib import Path
@@ -70,3 +71,58 @@ def fmt(value: float | None, digits: int = 2) -> str:
     if value >= 10:
         return f"{value:.1f}"
     return f"{value:.{digits}f}"
+
+
+def machine_report(np, agv, torch) -> list[str]:
+    """The machine, and the versions and thread settings of the libraries
+    measured (passed in: the benchmarks import them only after setting their
+    thread environment), so that two runs can be compared."""
+    cpu = "unknown cpu"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = _meminfo_gb()
+    lines = [
+        f"machine: {platform.machine()}, {cpu}, {os.cpu_count()} cpus"
+        + (f", {mem:.1f} GB RAM" if mem else "")
+        + f", {platform.platform()}",
+        f"numpy {np.__version__}; autogradviz {getattr(agv, '__version__', '?')}; python {platform.python_version()}",
+    ]
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        lines.append("BLAS kernel: unknown (threadpoolctl is not installed)")
+    else:
+        for lib in threadpool_info():
+            kernel = lib.get("architecture")
+            lines.append(
+                f"threadpoolctl: {lib.get('internal_api')} {lib.get('version') or ''} "
+                + (f"kernel={kernel} " if kernel else "")
+                + f"threads={lib.get('num_threads')} ({Path(lib.get('filepath', '')).name})"
+            )
+    if torch is None:
+        lines.append("torch: not installed (its columns read n/a)")
+    else:
+        lines.append(
+            f"torch {torch.__version__}: threads={torch.get_num_threads()}, "
+            f"interop threads={torch.get_num_interop_threads()}, MKL={torch.backends.mkl.is_available()}, "
+            f"oneDNN={torch.backends.mkldnn.is_available()}, "
+            f"cpu capability={torch.backends.cpu.get_cpu_capability()}"
+        )
+    return lines
+
+
+def _meminfo_gb() -> float | None:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) / 1024**2
+    except OSError:
+        return None
+    return None

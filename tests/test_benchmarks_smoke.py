@@ -34,13 +34,13 @@ def test_chain_numpy_baseline_matches_autogradviz(bench):
     n_ops = 20  # short enough that the gradient is still far from 0
     x0, w0 = bench.chain_inputs(seed=3)
     x = agv.tensor(x0, requires_grad=True)
-    g_agv = bench.agv_chain(x, agv.tensor(w0), n_ops).numpy()
+    g_agv = bench.chain(x, agv.tensor(w0), n_ops).numpy()
     g_np = bench.numpy_chain(x0, w0, n_ops)
     assert g_agv.dtype == g_np.dtype == np.float32
     assert np.abs(g_np).min() > 1e-3
     np.testing.assert_allclose(g_agv, g_np, rtol=1e-5, atol=1e-6)
     # a second run resets the leaf's grad instead of accumulating into it
-    np.testing.assert_allclose(bench.agv_chain(x, agv.tensor(w0), n_ops).numpy(), g_np, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(bench.chain(x, agv.tensor(w0), n_ops).numpy(), g_np, rtol=1e-5, atol=1e-6)
 
 
 def test_long_chain_runs(bench):
@@ -68,7 +68,7 @@ def test_torch_versions_match(bench):
     torch = pytest.importorskip("torch")
     assert bench.torch is torch
     x0, w0 = bench.chain_inputs(seed=3)
-    g_t = bench.torch_chain(torch.tensor(x0, requires_grad=True), torch.tensor(w0), 20).numpy()
+    g_t = bench.chain(torch.tensor(x0, requires_grad=True), torch.tensor(w0), 20).numpy()
     np.testing.assert_allclose(g_t, bench.numpy_chain(x0, w0, 20), rtol=1e-5, atol=1e-6)
     runners, state = bench.mlp_runners(TINY_SIZES, TINY_BATCH, lr=0.5, seed=1)
     runners["pytorch"]()
