@@ -18,15 +18,10 @@ sign = np.sign
 where = np.where
 
 
-def step(a):
-    """1 where a > 0, else 0, in a's dtype."""
-    return (a > 0).astype(a.dtype)
-
-
-def relu_mask(out):
-    """1 where a ReLU's output is positive, else 0: a bool array, which numpy
-    multiplies as 0/1 (twice as fast as multiplying by sign(out))."""
-    return out > 0
+def step(x):
+    """1 where x > 0, else 0: a bool array, which numpy multiplies as 0/1 (twice
+    as fast as multiplying by a float mask such as sign(x))."""
+    return x > 0
 
 
 def sum(x, dim, keepdim=False):  # noqa: A001 - the name formulas use

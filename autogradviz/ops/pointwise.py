@@ -158,7 +158,7 @@ class ReluBackward0(Node):
     op, rules = "relu", ("∂relu(a)/∂a = 1 if a > 0 else 0",)
 
     def vjp(self, m, g, out):
-        return (g * m.relu_mask(out),)
+        return (g * m.step(out),)
 
 
 def relu(a):
@@ -174,7 +174,8 @@ class LeakyReluBackward0(Node):
 
     def vjp(self, m, g, a):
         slope = self.args
-        return (g * (slope + (1 - slope) * m.step(a)),)  # step(a): 1 where a > 0, else 0
+        # slope·g everywhere, plus the rest of g where a > 0 (step(a) is 1 there, else 0)
+        return (g * slope + g * (1 - slope) * m.step(a),)
 
 
 class LeakyReluBackward1(LeakyReluBackward0):
