@@ -8,6 +8,7 @@ for learning how backpropagation works.
     w.grad  # tensor([3.])
 """
 
+import importlib as _importlib
 import warnings as _warnings
 
 from . import (  # numpy only: layers, models, optimizers, datasets and a DataLoader
@@ -17,8 +18,8 @@ from . import (  # numpy only: layers, models, optimizers, datasets and a DataLo
     nn,
     optim,
 )
-from . import tensor_methods as _tensor_methods  # noqa: F401 - attaches ops as methods
-from .creation import (
+from . import methods as _methods  # noqa: F401 - attaches the ops to Tensor as methods
+from .core.creation import (
     arange,
     empty,
     eye,
@@ -26,7 +27,6 @@ from .creation import (
     full,
     full_like,
     linspace,
-    manual_seed,
     ones,
     ones_like,
     rand,
@@ -34,23 +34,23 @@ from .creation import (
     randint,
     randn,
     randn_like,
-    seed,
     tensor,
     to_tensor,
     zeros,
     zeros_like,
 )
-from .dtypes import DType, float32, float64, int64
-from .dtypes import bool_ as bool  # noqa: A001 - PyTorch's name
+from .core.dtypes import DType, float32, float64, int64
+from .core.dtypes import bool_ as bool  # noqa: A001 - PyTorch's name
+from .core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .core.graph import AccumulateGrad, Node
+from .core.printing import set_printoptions
+from .core.random import manual_seed, seed
+from .core.tensor import Tensor
 from .engine import BackwardStep, backward_steps, grad, topological_order
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck
-from .node import AccumulateGrad, Node
 from .ops import *  # noqa: F403
 from .ops.reductions import ValuesIndices
-from .printing import set_printoptions
 from .serialization import load, save
-from .tensor import Tensor
 
 float = float32  # noqa: A001
 double = float64
@@ -64,15 +64,15 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str):
-    # drawing and plotting load on first use: `import autogradviz` stays numpy-only
-    import importlib
-
+    # drawing, widgets and plotting load on first use (PEP 562), so that
+    # `import autogradviz` stays numpy-only: graphviz, anywidget, ipywidgets and
+    # matplotlib are imported only by a program that draws
     if name in ("draw", "GraphView"):
-        return getattr(importlib.import_module(".viz", __name__), name)
+        return getattr(_importlib.import_module(".viz", __name__), name)
     if name == "BackwardStepper":
-        return importlib.import_module(".viz.stepper", __name__).BackwardStepper
-    if name == "viz":
-        return importlib.import_module(".viz", __name__)
+        return _importlib.import_module(".widgets.stepper", __name__).BackwardStepper
+    if name in ("viz", "widgets"):
+        return _importlib.import_module("." + name, __name__)
     if name == "plot":
-        return importlib.import_module(".viz.plot", __name__)
+        return _importlib.import_module(".viz.plot", __name__)
     raise AttributeError(f"module 'autogradviz' has no attribute {name!r}")

@@ -18,7 +18,10 @@ import math
 
 import numpy as np
 
-from .tensor import Tensor, _make
+from .core import random
+from .core.creation import tensor
+from .core.tensor import Tensor, _make
+from .ops import stack
 
 __all__ = [
     "two_moons",
@@ -36,9 +39,7 @@ def _rng(seed) -> np.random.Generator:
     `agv.manual_seed` resets, looked up now because manual_seed replaces it)."""
     if seed is not None:
         return np.random.default_rng(seed)
-    from . import creation
-
-    return creation._generator
+    return random.generator()
 
 
 def _classification(X: np.ndarray, y: np.ndarray, rng: np.random.Generator):
@@ -298,9 +299,5 @@ class DataLoader:
 def _stack(items) -> Tensor:
     """Stack one field of several samples into a batch tensor."""
     if isinstance(items[0], Tensor):
-        from .ops import stack
-
         return stack(list(items))
-    from .creation import tensor
-
     return tensor(np.stack([np.asarray(x) for x in items]))

@@ -16,12 +16,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .grad_mode import _state as _grad_state
-from .node import AccumulateGrad, Node
+from .core.grad_mode import _state as _grad_mode
+from .core.graph import AccumulateGrad, Node, grad_node
+from .core.tensor import Tensor, _make, as_array
 from .ops import numpy_math, tensor_math
 from .ops.broadcast import reduced_axes, sum_to
 from .ops.pointwise import clone
-from .tensor import Tensor, _inplace_epoch, _make
 
 
 class BackwardStep(NamedTuple):
@@ -54,9 +54,6 @@ class BackwardStep(NamedTuple):
         return f"<BackwardStep {self.index}: {self.node.name()}>"
 
 
-_new_step = tuple.__new__  # skips NamedTuple's keyword handling: one step per node adds up
-
-
 def _dependencies(roots: Sequence[Node]) -> dict[Node, int]:
     """For every node reachable from `roots`: how many edges lead into it.
 
@@ -66,15 +63,14 @@ def _dependencies(roots: Sequence[Node]) -> dict[Node, int]:
     dependencies: dict[Node, int] = dict.fromkeys(roots, 0)
     stack = list(dependencies)
     while stack:
-        for child in stack.pop()._next:
+        for child in stack.pop().edges:
             if child is None:
                 continue
-            count = dependencies.get(child)
-            if count is None:  # first seen: its own children are counted next
+            if child in dependencies:
+                dependencies[child] += 1
+            else:  # first seen: its own children are counted next
                 dependencies[child] = 1
                 stack.append(child)
-            else:
-                dependencies[child] = count + 1
     return dependencies
 
 
@@ -99,31 +95,36 @@ def backward_steps(
     inputs: Sequence[Tensor] | None = None,
     captured: list | None = None,
     accumulate: bool = True,
-    details: bool = True,
-) -> Iterator[BackwardStep | Node]:
+) -> Iterator[BackwardStep]:
     """Run backward from `tensors`, seeded with `grad_tensors`, one node at a time.
+
+    1. Count, for every node, how many edges lead into it.
+    2. A node is ready when all of them have delivered: take a ready node, and
+       pop the gradient waiting for it (every path's share, already summed).
+    3. Run its hooks, then its formula: `vjp` gives a gradient per input.
+    4. Send each to the node on that edge, summed down to the input's shape if
+       the op broadcast it; where some gradient is already waiting, add them.
+    5. An AccumulateGrad node notes what its leaf's `.grad` will get.
+    6. When the walk is over, write `.grad`, and free what the nodes saved.
 
     With `inputs`, the gradients arriving at those tensors are stored in
     `captured` (agv.grad) and no `.grad` is written; with accumulate=False,
     nothing is written either (the stepper replays the walk this way).
-    With details=False, each step is just the node that ran: `backward()`
-    only needs the walk to happen, and building a BackwardStep per node
-    would cost it about a tenth of its time on a long chain.
     """
-    m = tensor_math if create_graph else numpy_math
-    buffer: dict[Node, object] = {}  # gradient waiting at each node, paths summed
+    xp = tensor_math if create_graph else numpy_math
+    waiting: dict[Node, object] = {}  # gradient waiting at each node, paths summed
     roots = []
     for t, g in zip(tensors, grad_tensors):
-        node = t.grad_fn or t._accumulator()  # the property: it brings a stale view up to date
+        node = grad_node(t)
         g = g if create_graph else g._data
-        buffer[node] = buffer[node] + g if node in buffer else g
+        waiting[node] = waiting[node] + g if node in waiting else g
         roots.append(node)
 
     targets: dict[Node, list[int]] = {}
     needed = None
     if inputs is not None:
         for i, t in enumerate(inputs):
-            targets.setdefault(t.grad_fn or t._accumulator(), []).append(i)
+            targets.setdefault(grad_node(t), []).append(i)
         needed = _nodes_leading_to(topological_order(roots), targets)
     # retain_grad() is a hook in PyTorch, so agv.grad fills those .grad too; only
     # the stepper's replay (accumulate=False and no inputs) writes nothing at all
@@ -138,83 +139,40 @@ def backward_steps(
     # returned, an upstream gradient passed on as it is): a leaf's `.grad` gets a
     # copy of these, and keeps any other array as it is, like PyTorch's
     # AccumulateGrad "stealing" a gradient that nothing else references
-    borrowed = {id(g) for g in buffer.values()}
-    # the same walk as topological_order(), run as we go
+    borrowed = {id(g) for g in waiting.values()}
     dependencies = _dependencies(roots)
     ready = [node for node in dependencies if dependencies[node] == 0]
     index = -1
     while ready:
         node = ready.pop()
         index += 1
-        g = buffer.pop(node, None)
+        g = waiting.pop(node, None)
         if g is None or (needed is not None and node not in needed):
-            _release(node, dependencies, ready)
+            _release(node, dependencies, ready)  # nothing to send: it still counts as done
             continue
         if node._meta is not None:
             g = _output_hooks(node, g, create_graph, retained, borrowed)
         if type(node) is AccumulateGrad:
             leaf = node.variable
-            if leaf._meta is not None and leaf._extra("hooks"):
+            if leaf._extra("hooks"):
                 g = _run_hooks(leaf._extra("hooks"), g, create_graph, borrowed)
             if targets:
                 _capture(targets, node, g, captured)
             if accumulate:
                 leaf_grads[leaf] = g
-            if details:
-                before = None if leaf._grad is None else leaf._grad._data
-                yield _new_step(BackwardStep, (index, node, g, (), None, None, leaf, before))
-            else:
-                yield node
+            before = None if leaf._grad is None else leaf._grad._data
+            yield BackwardStep(index, node, g, (), leaf=leaf, leaf_grad_before=before)
             continue
         if targets:
             _capture(targets, node, g, captured)
-        if needed is not None and not any(child in needed for child in node._next):
+        if needed is not None and not any(child in needed for child in node.edges):
             _release(node, dependencies, ready)
             continue  # agv.grad: nothing below this node was asked for
 
-        saved = node._saved
-        if create_graph:
-            grads = _call_vjp_recording(node, m, g)
-        elif saved and node._epoch == _inplace_epoch[0]:
-            grads = node.vjp(m, g, *saved)  # no in-place op anywhere since it saved them
-        elif saved == ():
-            grads = node.vjp(m, g)
-        else:  # raises if the saved values were freed, or changed in place since
-            grads = node.vjp(m, g, *node._unpack(False))
-        reductions = merges = None
-        expected = node._inputs
-        for i, child in enumerate(node._next):
-            if child is None:
-                continue
-            left = dependencies[child] = dependencies[child] - 1
-            if left == 0:  # every node that sends it gradient has run: it can run next
-                ready.append(child)
-            gi = grads[i]
-            if gi is None:
-                continue
-            if expected is not None:
-                shape, dtype = expected[i]
-                if gi.shape != shape:
-                    # the forward op broadcast this input: sum the gradient back to its shape
-                    axes, _ = reduced_axes(gi.shape, shape)
-                    reductions = (reductions or []) + [(i, gi.shape, shape, axes)]
-                    gi = sum_to(m, gi, shape)
-                if _dtype_of(gi) != dtype:  # as PyTorch does: each input's gradient in its dtype
-                    gi = m.to(gi, dtype)
-            waiting = buffer.get(child)
-            if waiting is None:
-                buffer[child] = gi
-                if type(child) is AccumulateGrad and (gi is g or _sent_twice(gi, grads)):
-                    borrowed.add(id(gi))
-            else:  # another path got here first: gradients from all paths add up
-                total = buffer[child] = waiting + gi
-                merges = (merges or []) + [(i, waiting, gi, total)]
+        grads = _call_vjp(node, xp, g, create_graph)
+        reductions, merges = _send(node, g, grads, xp, waiting, dependencies, ready, borrowed)
         executed.append(node)
-        yield (
-            _new_step(BackwardStep, (index, node, g, grads, reductions, merges, None, None))
-            if details
-            else node
-        )
+        yield BackwardStep(index, node, g, grads, reductions, merges)
 
     # the walk succeeded: now write .grad, and free what backward saved
     for leaf, g in leaf_grads.items():
@@ -223,10 +181,57 @@ def backward_steps(
         for owner, g in retained:
             _retain(owner, g, create_graph)
     if not retain_graph:
-        for node in executed:  # Node._free(), inlined: this loop runs once per node
-            node._output = None
-            if node._saved:
-                node._saved = node._checks = None
+        for node in executed:
+            node.free()
+
+
+def _call_vjp(node: Node, xp, g, create_graph: bool):
+    """The node's formula, on its saved values (checked: not freed, not changed
+    in place). With create_graph it runs on tensors, with grad mode on, so that
+    the backward pass records a graph of its own."""
+    if not create_graph:
+        return node.vjp(xp, g, *node.unpack_saved())
+    previous = _grad_mode.enabled
+    _grad_mode.enabled = True
+    try:
+        return node.vjp(xp, g, *node.unpack_saved(as_tensors=True))
+    finally:
+        _grad_mode.enabled = previous
+
+
+def _send(node: Node, g, grads, xp, waiting: dict, dependencies: dict, ready: list, borrowed: set):
+    """Deliver each input's gradient to the node on its edge. Returns what the
+    stepper shows: the gradients summed down because the op had broadcast, and
+    the places where paths met and two gradients were added."""
+    reductions = merges = None
+    facts = node._input_facts
+    for i, child in enumerate(node.edges):
+        if child is None:
+            continue
+        dependencies[child] -= 1
+        if dependencies[child] == 0:  # every node that sends it gradient has run: it can run next
+            ready.append(child)
+        gi = grads[i]
+        if gi is None:
+            continue
+        if facts is not None:
+            shape, dtype = facts[i]
+            if gi.shape != shape:
+                # the forward op broadcast this input: sum the gradient back to its shape
+                axes, _ = reduced_axes(gi.shape, shape)
+                reductions = (reductions or []) + [(i, gi.shape, shape, axes)]
+                gi = sum_to(xp, gi, shape)
+            if _dtype_of(gi) != dtype:  # as PyTorch does: each input's gradient in its dtype
+                gi = xp.to(gi, dtype)
+        if child not in waiting:
+            waiting[child] = gi
+            if type(child) is AccumulateGrad and (gi is g or _sent_twice(gi, grads)):
+                borrowed.add(id(gi))
+        else:  # another path got here first: gradients from all paths add up
+            before = waiting[child]
+            waiting[child] = before + gi
+            merges = (merges or []) + [(i, before, gi, waiting[child])]
+    return reductions, merges
 
 
 def _capture(targets: dict, node: Node, g, captured: list) -> None:
@@ -237,22 +242,11 @@ def _capture(targets: dict, node: Node, g, captured: list) -> None:
 
 def _release(node: Node, dependencies: dict, ready: list) -> None:
     """A node that does not run still counts as done for the nodes it feeds."""
-    for child in node._next:
+    for child in node.edges:
         if child is not None:
-            left = dependencies[child] = dependencies[child] - 1
-            if left == 0:
+            dependencies[child] -= 1
+            if dependencies[child] == 0:
                 ready.append(child)
-
-
-def _call_vjp_recording(node: Node, m, g):
-    """create_graph=True: run the formula on tensors, with grad mode on, so the
-    backward pass records a graph of its own."""
-    previous = _grad_state.enabled
-    _grad_state.enabled = True
-    try:
-        return node.vjp(m, g, *node._unpack(True))
-    finally:
-        _grad_state.enabled = previous
 
 
 def _sent_twice(gi, grads) -> bool:
@@ -280,7 +274,7 @@ def _nodes_leading_to(order: list[Node], targets: dict[Node, list[int]]) -> set[
     """The nodes from which some target can be reached: only they need to run."""
     needed = set(targets)
     for node in reversed(order):
-        if node not in needed and any(child in needed for child in node._next):
+        if node not in needed and any(child in needed for child in node.edges):
             needed.add(node)
     return needed
 
@@ -354,7 +348,7 @@ def _as_list(x) -> list:
     return list(x)
 
 
-def _root_grads(outputs: list[Tensor], grad_outputs: list, create_graph: bool, what: str) -> list[Tensor]:
+def root_gradients(outputs: list[Tensor], grad_outputs: list, create_graph: bool, what: str) -> list[Tensor]:
     """The gradient to start from at each output: given, or 1 for a scalar."""
     if len(grad_outputs) not in (0, len(outputs)):
         raise RuntimeError(f"{what}: got {len(grad_outputs)} gradients for {len(outputs)} outputs")
@@ -378,9 +372,7 @@ def _root_grads(outputs: list[Tensor], grad_outputs: list, create_graph: bool, w
             g = _make(np.ones(t.shape, dtype=t._data.dtype))
         else:
             if not isinstance(g, Tensor):
-                from .creation import tensor
-
-                g = tensor(g, dtype=t.dtype)
+                g = _make(as_array(g, t.dtype))
             if g.shape != t.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: the gradient has shape {g.shape} but the output has shape {t.shape}"
@@ -399,10 +391,10 @@ def backward(
 ) -> None:
     """Compute gradients of `tensors` and add them into the leaves' `.grad`."""
     outputs = _as_list(tensors)
-    grads = _root_grads(outputs, _as_list(grad_tensors), create_graph, "backward")
+    grads = root_gradients(outputs, _as_list(grad_tensors), create_graph, "backward")
     if retain_graph is None:
         retain_graph = create_graph
-    for _ in backward_steps(outputs, grads, retain_graph, create_graph, details=False):
+    for _ in backward_steps(outputs, grads, retain_graph, create_graph):
         pass
 
 
@@ -421,13 +413,11 @@ def grad(
     for t in ins:
         if not isinstance(t, Tensor) or not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = _root_grads(outs, _as_list(grad_outputs), create_graph, "grad")
+    grads = root_gradients(outs, _as_list(grad_outputs), create_graph, "grad")
     if retain_graph is None:
         retain_graph = create_graph
     captured: list = [None] * len(ins)
-    for _ in backward_steps(
-        outs, grads, retain_graph, create_graph, inputs=ins, captured=captured, details=False
-    ):
+    for _ in backward_steps(outs, grads, retain_graph, create_graph, inputs=ins, captured=captured):
         pass
     result = []
     for t, g in zip(ins, captured):

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine
-from .grad_mode import no_grad
-from .tensor import Tensor, _make
+from .core.grad_mode import no_grad
+from .core.tensor import Tensor, _make
 
 
 class GradcheckError(RuntimeError):

@@ -30,8 +30,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from .grad_mode import enable_grad, no_grad
-from .tensor import Tensor, _make
+from .core.grad_mode import enable_grad, no_grad
+from .core.tensor import Tensor, _make
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop"]
 

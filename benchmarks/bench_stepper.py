@@ -33,7 +33,8 @@ if __name__ == "__main__" and str(ROOT) not in sys.path:
 import numpy as np  # noqa: E402
 
 import autogradviz as agv  # noqa: E402
-from autogradviz.viz import renderer, stepper  # noqa: E402
+from autogradviz.viz import renderer  # noqa: E402
+from autogradviz.widgets import stepper  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
 TARGET_MS = 30.0

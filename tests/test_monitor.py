@@ -19,7 +19,7 @@ import pytest  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 
 import autogradviz as agv  # noqa: E402
-from autogradviz.viz.monitor import COLORS, TrainingMonitor, grad_state, layer_grad_norms  # noqa: E402
+from autogradviz.widgets.monitor import COLORS, TrainingMonitor, grad_state, layer_grad_norms  # noqa: E402
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -7,8 +7,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from autogradviz import printing
-from autogradviz.printing import format_tensor, get_printoptions, set_printoptions
+from autogradviz.core import printing
+from autogradviz.core.printing import format_tensor, get_printoptions, set_printoptions
 
 torch = pytest.importorskip("torch")
 

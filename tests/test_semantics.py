@@ -16,7 +16,7 @@ import pytest
 
 import autogradviz as agv
 from autogradviz import engine
-from autogradviz.node import Node
+from autogradviz.core.graph import Node
 
 
 def torch_or_skip():

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import autogradviz as agv
-from autogradviz.ops.inplace import refresh_view
+from autogradviz.core.views import refresh_if_stale as refresh_view
 
 torch = pytest.importorskip("torch")
 

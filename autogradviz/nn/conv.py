@@ -2,7 +2,7 @@
 
 Each one reads its window at kh·kw offsets ("taps"). Tap (i, j) of every
 window at once is one strided slice of the padded input,
-`xp[..., i·dh :: sh, j·dw :: sw]`, so no Python loop ever runs over pixels:
+`padded[..., i·dh :: sh, j·dw :: sw]`, so no Python loop ever runs over pixels:
 
 - conv2d copies the windows into columns (im2col), and one matrix product
   with the weights computes every output pixel; its backward adds the
@@ -22,10 +22,11 @@ from itertools import product
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..node import Node
+from ..core.graph import Node
+from ..core.record import record
+from ..core.tensor import Tensor, _make
 from ..ops import numpy_math
 from ..ops._operands import operand
-from ..tensor import Tensor, _make
 
 Size = int | tuple[int, int]
 
@@ -106,14 +107,14 @@ def _check_output_size(who: str, shape: tuple, out_hw: tuple, kernel: tuple) -> 
 
 
 # conv2d: y[n, o] = Σ_c,i,j W[o, c, i, j] · x[n, c, h·s + i·d, w·s + j·d] + b[o] ---------------------
-def _im2col(xp: np.ndarray, kernel, stride, dilation, out_hw) -> np.ndarray:
+def _im2col(padded: np.ndarray, kernel, stride, dilation, out_hw) -> np.ndarray:
     """Padded (N, C, Hp, Wp) -> columns (N, C·kh·kw, OH·OW): column p holds the
     window that output pixel p sees."""
     (kh, kw), (sh, sw), (dh, dw), (oh, ow) = kernel, stride, dilation, out_hw
     span = ((kh - 1) * dh + 1, (kw - 1) * dw + 1)
-    windows = sliding_window_view(xp, span, axis=(2, 3))  # (N, C, H', W', span_h, span_w), no copy
+    windows = sliding_window_view(padded, span, axis=(2, 3))  # (N, C, H', W', span_h, span_w), no copy
     windows = windows[:, :, : sh * (oh - 1) + 1 : sh, : sw * (ow - 1) + 1 : sw, ::dh, ::dw]
-    n, c = xp.shape[:2]
+    n, c = padded.shape[:2]
     # the one copy: (N, C, kh, kw, OH, OW), contiguous, ready for the matrix product
     return windows.transpose(0, 1, 4, 5, 2, 3).reshape(n, c * kh * kw, oh * ow)
 
@@ -144,8 +145,8 @@ class ConvolutionBackward0(Node):
         "∂/∂b = Σ g over the batch and the pixels",
     )
 
-    def vjp(self, m, g, x, weight, cols):
-        if m is not numpy_math:
+    def vjp(self, xp, g, x, weight, cols):
+        if xp is not numpy_math:
             raise NotImplementedError("double backward through conv2d is not supported")
         pads, stride, dilation, out_hw = self.args
         n, o = g.shape[:2]
@@ -229,7 +230,7 @@ def conv2d(
     args = (pads, stride, dilation, out_hw)
     # the columns are kept for the weight's gradient: building them is the costly part
     node_saved = (x, w, cols)
-    return _unbatch(ConvolutionBackward0.record(out, (x, w, bias), saved=node_saved, args=args), unbatched)
+    return _unbatch(record(ConvolutionBackward0, out, (x, w, bias), saved=node_saved, args=args), unbatched)
 
 
 # pooling: the window options, checked once ----------------------------------------------------------
@@ -264,8 +265,8 @@ class MaxPool2DWithIndicesBackward0(Node):
     op = "max_pool2d"
     rules = ("g goes to the input pixel that was the window's max; 0 to the others",)
 
-    def vjp(self, m, g, winner):
-        if m is not numpy_math:
+    def vjp(self, xp, g, winner):
+        if xp is not numpy_math:
             raise NotImplementedError("double backward through max_pool2d is not supported")
         padded_shape, pads, kernel, stride, dilation = self.args
         out_hw = g.shape[2:]
@@ -306,15 +307,15 @@ def max_pool2d(
     kernel, stride, dilation, out_hw, pads = _pool_geometry(
         x, _who(_layer, "max_pool2d"), kernel_size, stride, padding, dilation, ceil_mode
     )
-    xp = _pad(x._data, pads, -np.inf)
+    padded = _pad(x._data, pads, -np.inf)
     # scan the taps, keeping the largest value so far and which tap it came from
-    out = xp[_tap(0, 0, stride, dilation, out_hw)].copy()
+    out = padded[_tap(0, 0, stride, dilation, out_hw)].copy()
     winner = np.zeros(out.shape, dtype=np.min_scalar_type(kernel[0] * kernel[1]))
-    has_nan = bool(np.isnan(xp).any())  # checked once: NaN propagates, as in PyTorch
+    has_nan = bool(np.isnan(padded).any())  # checked once: NaN propagates, as in PyTorch
     for k, (i, j) in enumerate(product(range(kernel[0]), range(kernel[1]))):
         if k == 0:
             continue
-        tap = xp[_tap(i, j, stride, dilation, out_hw)]
+        tap = padded[_tap(i, j, stride, dilation, out_hw)]
         better = tap > out  # strictly: the first maximum wins
         if has_nan:
             better |= np.isnan(tap)
@@ -323,8 +324,8 @@ def max_pool2d(
         # winner elsewhere: arithmetic, several times faster than
         # np.copyto(winner, k, where=better), whose branch per element mispredicts
         np.maximum(winner, better * winner.dtype.type(k), out=winner)
-    args = (xp.shape, pads, kernel, stride, dilation)
-    result = _unbatch(MaxPool2DWithIndicesBackward0.record(out, (x,), saved=(winner,), args=args), unbatched)
+    args = (padded.shape, pads, kernel, stride, dilation)
+    result = _unbatch(record(MaxPool2DWithIndicesBackward0, out, (x,), saved=(winner,), args=args), unbatched)
     if not return_indices:
         return result
     # PyTorch's indices: the flat position h·W + w of each max in its input plane
@@ -350,8 +351,8 @@ class AvgPool2DBackward0(Node):
     op = "avg_pool2d"
     rules = ("each input pixel gets g / (window size) from every window it is in",)
 
-    def vjp(self, m, g):
-        if m is not numpy_math:
+    def vjp(self, xp, g):
+        if xp is not numpy_math:
             raise NotImplementedError("double backward through avg_pool2d is not supported")
         padded_shape, pads, kernel, stride, divisor = self.args
         share = g / divisor
@@ -378,20 +379,20 @@ def avg_pool2d(
     kernel, stride, _, out_hw, pads = _pool_geometry(
         x, _who(_layer, "avg_pool2d"), kernel_size, stride, padding, 1, ceil_mode
     )
-    xp = _pad(x._data, pads)
+    padded = _pad(x._data, pads)
     total = sum(
-        xp[_tap(i, j, stride, (1, 1), out_hw)] for i, j in product(range(kernel[0]), range(kernel[1]))
+        padded[_tap(i, j, stride, (1, 1), out_hw)] for i, j in product(range(kernel[0]), range(kernel[1]))
     )
     if divisor_override:
-        divisor = np.asarray(divisor_override, dtype=xp.dtype)
+        divisor = np.asarray(divisor_override, dtype=padded.dtype)
     else:
         counts = [
             _window_counts(n, k, s, p, o, count_include_pad)
             for n, k, s, p, o in zip(x.shape[2:], kernel, stride, pads[::2], out_hw)
         ]
-        divisor = np.outer(*counts).astype(xp.dtype)
-    args = (xp.shape, pads, kernel, stride, divisor)
-    return _unbatch(AvgPool2DBackward0.record(total / divisor, (x,), args=args), unbatched)
+        divisor = np.outer(*counts).astype(padded.dtype)
+    args = (padded.shape, pads, kernel, stride, divisor)
+    return _unbatch(record(AvgPool2DBackward0, total / divisor, (x,), args=args), unbatched)
 
 
 # adaptive_avg_pool2d: average into a fixed output size ----------------------------------------------
@@ -410,7 +411,7 @@ class AdaptiveAvgPool2DBackward0(Node):
     op = "adaptive_avg_pool2d"
     rules = ("y = A_h x A_wᵀ, so ∂/∂x = A_hᵀ g A_w: each pixel gets g / (bin size) from its bins",)
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         rows, cols = self.args
         return (rows.T @ g @ cols,)
 
@@ -425,4 +426,4 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | tuple, _layer=None) ->
     rows = _averaging_matrix(x.shape[2], size[0], x._data.dtype)
     cols = _averaging_matrix(x.shape[3], size[1], x._data.dtype)
     out = rows @ x._data @ cols.T
-    return _unbatch(AdaptiveAvgPool2DBackward0.record(out, (x,), args=(rows, cols)), unbatched)
+    return _unbatch(record(AdaptiveAvgPool2DBackward0, out, (x,), args=(rows, cols)), unbatched)

@@ -14,13 +14,15 @@ import warnings
 
 import numpy as np
 
-from .. import creation, ops
-from ..grad_mode import no_grad
-from ..node import Node
+from .. import ops
+from ..core import creation, random
+from ..core.grad_mode import no_grad
+from ..core.graph import Node
+from ..core.record import record
+from ..core.tensor import Tensor
 from ..ops import pointwise
 from ..ops._operands import operand
 from ..ops.inplace import _inplace
-from ..tensor import Tensor
 from .conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d
 from .losses import (
     binary_cross_entropy,
@@ -104,7 +106,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     x = operand(input)
     if not training or p == 0:
         return x
-    keep = creation._generator.random(x.shape, dtype=x._data.dtype) >= p
+    keep = random.generator().random(x.shape, dtype=x._data.dtype) >= p
     mask = keep * np.asarray(1 / (1 - p) if p < 1 else 0, dtype=x._data.dtype)
     return x.mul_(mask) if inplace else x * mask
 
@@ -115,12 +117,12 @@ class LinearBackward0(Node):
     op = "linear"
     rules = ("∂(xWᵀ + b)/∂x = g W", "∂(xWᵀ + b)/∂W = gᵀ x", "∂(xWᵀ + b)/∂b = Σ g over the rows")
 
-    def vjp(self, m, g, x, weight):
+    def vjp(self, xp, g, x, weight):
         # any leading (batch) dims act as rows of one matrix
-        rows = m.reshape(g, (-1, g.shape[-1]))
+        rows = xp.reshape(g, (-1, g.shape[-1]))
         gx = g @ weight if self.needs(0) else None
-        gw = m.transpose(rows, 0, 1) @ m.reshape(x, (-1, x.shape[-1])) if self.needs(1) else None
-        gb = m.sum(rows, 0) if self.needs(2) else None
+        gw = xp.transpose(rows, 0, 1) @ xp.reshape(x, (-1, x.shape[-1])) if self.needs(1) else None
+        gb = xp.sum(rows, 0) if self.needs(2) else None
         return gx, gw, gb
 
 
@@ -141,7 +143,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is not None:
         bias = operand(bias)
         out += bias._data
-    return LinearBackward0.record(out, (x, w, bias), saved=(x, w))
+    return record(LinearBackward0, out, (x, w, bias), saved=(x, w))
 
 
 # embedding: row lookup in a table ------------------------------------------------------------------
@@ -150,10 +152,10 @@ class EmbeddingBackward0(Node):
     op = "embedding"
     rules = ("row i of the table gets the sum of g over the positions that looked up i",)
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         shape, indices, keep_rows = self.args
-        grad = m.index_into_zeros(g, shape, indices)
-        return (grad if keep_rows is None else m.where(keep_rows, grad, 0.0),)
+        grad = xp.index_into_zeros(g, shape, indices)
+        return (grad if keep_rows is None else xp.where(keep_rows, grad, 0.0),)
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, _layer=None) -> Tensor:
@@ -173,7 +175,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, _la
     keep_rows = None
     if padding_idx is not None:
         keep_rows = (np.arange(rows) != padding_idx % rows)[:, None]
-    return EmbeddingBackward0.record(w._data[index], (w,), args=(w.shape, index, keep_rows))
+    return record(EmbeddingBackward0, w._data[index], (w,), args=(w.shape, index, keep_rows))
 
 
 # batch_norm: normalise each channel over the batch -----------------------------------------------

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 
-from .. import creation
-from ..tensor import Tensor
+from ..core import random
+from ..core.tensor import Tensor
 
 
 def _written(t: Tensor) -> Tensor:
@@ -42,14 +42,14 @@ def _calculate_fan_in_and_fan_out(t: Tensor) -> tuple[int, int]:
 
 
 def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
-    creation._generator.random(dtype=t._data.dtype, out=t._data)
+    random.generator().random(dtype=t._data.dtype, out=t._data)
     t._data *= b - a
     t._data += a
     return _written(t)
 
 
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
-    creation._generator.standard_normal(dtype=t._data.dtype, out=t._data)
+    random.generator().standard_normal(dtype=t._data.dtype, out=t._data)
     t._data *= std
     t._data += mean
     return _written(t)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import math
 
-from .. import creation, ops
+from .. import ops
+from ..core import creation
+from ..core.tensor import Tensor
 from ..ops._operands import operand
-from ..tensor import Tensor
 from . import functional as F  # noqa: N812 - the conventional name
 from . import init
 from .conv import _conv_padding, _pair

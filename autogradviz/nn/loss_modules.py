@@ -7,7 +7,7 @@ in PyTorch.
 
 from __future__ import annotations
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from . import losses
 from .module import Module
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
-from ..node import Node
+from ..core.graph import Node
+from ..core.record import record
+from ..core.tensor import Tensor
 from ..ops._operands import operand
-from ..tensor import Tensor
 
 
 def _reduce(loss, reduction: str):
@@ -41,9 +42,9 @@ class NllLossBackward0(Node):
     op = "nll_loss"
     rules = ("∂ℓ/∂(log p)[n, c] = -w[c]·g (÷ Σw for the mean) where c is sample n's target, 0 elsewhere",)
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         shape, index, coefficient = self.args
-        return (m.index_into_zeros(g * coefficient, shape, index),)
+        return (xp.index_into_zeros(g * coefficient, shape, index),)
 
 
 def _class_index(op: str, input, target, ignore_index: int) -> tuple:
@@ -99,7 +100,7 @@ def _nll_loss(op: str, input, target, weight, ignore_index: int, reduction: str)
     else:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     out = np.asarray(out, dtype=dtype)
-    return NllLossBackward0.record(out, (logp,), args=(logp.shape, index, coefficient.astype(dtype)))
+    return record(NllLossBackward0, out, (logp,), args=(logp.shape, index, coefficient.astype(dtype)))
 
 
 def nll_loss(
@@ -143,13 +144,13 @@ class BinaryCrossEntropyBackward0(Node):
     op = "binary_cross_entropy"
     rules = ("∂ℓ/∂p = (p - y) / (p(1 - p))", "∂ℓ/∂y = log(1 - p) - log(p)")
 
-    def vjp(self, m, g, p, y):
+    def vjp(self, xp, g, p, y):
         gp = gy = None
         if self.needs(0):
             spread = p * (1 - p)
-            gp = g * (p - y) / m.where(spread > 1e-12, spread, 1e-12)  # PyTorch's floor, at p = 0 or 1
+            gp = g * (p - y) / xp.where(spread > 1e-12, spread, 1e-12)  # PyTorch's floor, at p = 0 or 1
         if self.needs(1):
-            gy = g * (m.log(1 - p) - m.log(p))
+            gy = g * (xp.log(1 - p) - xp.log(p))
         return gp, gy
 
 
@@ -171,8 +172,8 @@ def binary_cross_entropy(
         )
     # log is floored at -100, as in PyTorch: p = 0 gives a large loss, not inf
     log_p, log_q = np.maximum(np.log(p._data), -100), np.maximum(np.log1p(-p._data), -100)
-    loss = BinaryCrossEntropyBackward0.record(
-        -(y._data * log_p + (1 - y._data) * log_q), (p, y), saved=(p, y)
+    loss = record(
+        BinaryCrossEntropyBackward0, -(y._data * log_p + (1 - y._data) * log_q), (p, y), saved=(p, y)
     )
     return _reduce(loss if weight is None else loss * weight, reduction)
 
@@ -187,11 +188,11 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         "∂ℓ/∂y = -x (+ (w - 1)·softplus(-x))",
     )
 
-    def vjp(self, m, g, x, y):
+    def vjp(self, xp, g, x, y):
         pos_weight = self.args
         gx = gy = None
         if self.needs(0):
-            sigma = 1 / (1 + m.exp(-x))
+            sigma = 1 / (1 + xp.exp(-x))
             if pos_weight is None:
                 gx = g * (sigma - y)
             else:
@@ -199,8 +200,8 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         if self.needs(1):
             gy = -g * x
             if pos_weight is not None:
-                size = x * m.sign(x)  # |x|
-                gy = gy + g * (pos_weight - 1) * ((size - x) / 2 + m.log(1 + m.exp(-size)))
+                size = x * xp.sign(x)  # |x|
+                gy = gy + g * (pos_weight - 1) * ((size - x) / 2 + xp.log(1 + xp.exp(-size)))
         return gx, gy
 
 
@@ -226,7 +227,7 @@ def binary_cross_entropy_with_logits(
     pw = None if pos_weight is None else operand(pos_weight)._data
     log_weight = 1 if pw is None else 1 + (pw - 1) * t
     loss = ((1 - t) * a + log_weight * softplus).astype(a.dtype, copy=False)
-    loss = BinaryCrossEntropyWithLogitsBackward0.record(loss, (x, y), saved=(x, y), args=pw)
+    loss = record(BinaryCrossEntropyWithLogitsBackward0, loss, (x, y), saved=(x, y), args=pw)
     return _reduce(loss if weight is None else loss * weight, reduction)
 
 

@@ -15,8 +15,10 @@ from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
-from ..grad_mode import no_grad
-from ..tensor import Tensor
+from ..core.dtypes import to_dtype
+from ..core.grad_mode import no_grad
+from ..core.graph import grad_node
+from ..core.tensor import Tensor
 from .parameter import Parameter
 
 _STORES = ("_parameters", "_buffers", "_modules")
@@ -295,8 +297,6 @@ class Module:
         and changes nothing: autogradviz runs on the CPU only."""
         if isinstance(dtype, str) and dtype == "cpu":
             return self
-        from ..dtypes import to_dtype
-
         target = to_dtype(dtype).numpy
         for t in itertools.chain(self.parameters(), self.buffers()):
             if t._data.dtype.kind == "f":
@@ -504,11 +504,7 @@ class ModuleList(Module):
 
 def _graph_inputs(inputs: tuple) -> tuple:
     """The nodes the module's inputs come from."""
-    return tuple(
-        t._grad_fn if t._grad_fn is not None else t._accumulator()
-        for t in inputs
-        if isinstance(t, Tensor) and t._requires_grad
-    )
+    return tuple(grad_node(t) for t in inputs if isinstance(t, Tensor) and t._requires_grad)
 
 
 def _mark_module(module: Module, starts: tuple, output) -> None:

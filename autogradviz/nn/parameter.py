@@ -7,8 +7,7 @@ In PyTorch, `Parameter` is a subclass of `Tensor`. Here a parameter is a plain
 
 from __future__ import annotations
 
-from ..creation import _to_array
-from ..tensor import Tensor, _make
+from ..core.tensor import Tensor, _make, as_array
 
 
 class _ParameterType(type):
@@ -25,7 +24,7 @@ class Parameter(metaclass=_ParameterType):
         if isinstance(data, Tensor):
             t = data.detach()  # same storage and version counter, no history
         else:
-            t = _make(_to_array(() if data is None else data))
+            t = _make(as_array(() if data is None else data))
             if t._data.dtype.kind != "f":
                 t = _make(t._data.astype("float32"))
         t._set_extra("parameter", True)

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..tensor import Tensor, _make
+from ..core.tensor import Tensor, _make
 
 
 def _grads(parameters) -> list[Tensor]:

@@ -66,4 +66,6 @@ from .shape import (
     view,
 )
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+# the op functions, not the modules that hold them: `from autogradviz.ops import *`
+# must not bring `shape` or `pointwise` into agv's namespace
+__all__ = [name for name, value in dict(globals()).items() if not name.startswith("_") and callable(value)]

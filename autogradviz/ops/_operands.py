@@ -7,7 +7,8 @@ import sys
 
 import numpy as np
 
-from ..tensor import Tensor, _make
+from ..core.creation import tensor
+from ..core.tensor import Tensor, _make
 from .broadcast import broadcast_error
 
 F64 = np.dtype("float64")
@@ -25,8 +26,6 @@ def operand(x):
         return x
     if isinstance(x, numbers.Number):
         return x.item() if hasattr(x, "item") else x
-    from ..creation import tensor
-
     return tensor(x)
 
 

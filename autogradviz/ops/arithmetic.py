@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..node import OUTPUT, Node
+from ..core.graph import OUTPUT, Node
+from ..core.record import record
 from ._operands import binary, data, factors_to_save, operand
 
 
@@ -20,13 +21,13 @@ class AddBackward0(Node):
     op, broadcasts = "+", True
     rules = ("∂(a+b)/∂a = 1", "∂(a+b)/∂b = 1")
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         return g, g
 
 
 def add(a, b):
     a, b = operand(a), operand(b)
-    return AddBackward0.record(binary("add", np.add, a, b), (a, b))
+    return record(AddBackward0, binary("add", np.add, a, b), (a, b))
 
 
 # c = a - b ---------------------------------------------------------------------
@@ -36,13 +37,13 @@ class SubBackward0(Node):
     op, broadcasts = "-", True
     rules = ("∂(a-b)/∂a = 1", "∂(a-b)/∂b = -1")
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         return g, -g
 
 
 def sub(a, b):
     a, b = operand(a), operand(b)
-    return SubBackward0.record(binary("sub", np.subtract, a, b), (a, b))
+    return record(SubBackward0, binary("sub", np.subtract, a, b), (a, b))
 
 
 # c = a * b ---------------------------------------------------------------------
@@ -52,14 +53,14 @@ class MulBackward0(Node):
     op, broadcasts = "*", True
     rules = ("∂(a·b)/∂a = b", "∂(a·b)/∂b = a")
 
-    def vjp(self, m, g, a, b):
+    def vjp(self, xp, g, a, b):
         # each factor was saved only if the other one needs a gradient (see mul)
         return (None if b is None else g * b), (None if a is None else g * a)
 
 
 def mul(a, b):
     a, b = operand(a), operand(b)
-    return MulBackward0.record(binary("mul", np.multiply, a, b), (a, b), saved=factors_to_save(a, b))
+    return record(MulBackward0, binary("mul", np.multiply, a, b), (a, b), saved=factors_to_save(a, b))
 
 
 # c = a / b ---------------------------------------------------------------------
@@ -69,15 +70,15 @@ class DivBackward0(Node):
     op, broadcasts = "/", True
     rules = ("∂(a/b)/∂a = 1/b", "∂(a/b)/∂b = -a/b²")
 
-    def vjp(self, m, g, a, b):
+    def vjp(self, xp, g, a, b):
         return (g / b if self.needs(0) else None), (-g * a / (b * b) if self.needs(1) else None)
 
 
 def div(a, b):
     a, b = operand(a), operand(b)
     # a is needed only for b's gradient, -g·a/b²; b always (g/b, and -g·a/b²)
-    return DivBackward0.record(
-        binary("div", np.true_divide, a, b), (a, b), saved=(factors_to_save(a, b)[0], b)
+    return record(
+        DivBackward0, binary("div", np.true_divide, a, b), (a, b), saved=(factors_to_save(a, b)[0], b)
     )
 
 
@@ -88,13 +89,13 @@ class NegBackward0(Node):
     op = "neg"
     rules = ("∂(-a)/∂a = -1",)
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         return (-g,)
 
 
 def neg(a):
     a = operand(a)
-    return NegBackward0.record(np.negative(a._data), (a,))
+    return record(NegBackward0, np.negative(a._data), (a,))
 
 
 # c = a ** p, p a number ------------------------------------------------------------
@@ -104,7 +105,10 @@ class PowBackward0(Node):
     op = "**"
     rules = ("∂(aᵖ)/∂a = p·aᵖ⁻¹",)
 
-    def vjp(self, m, g, a):
+    def numbers_used(self):
+        return [], [self.args]  # x ** 2: the exponent is a parameter, not an input
+
+    def vjp(self, xp, g, a):
         p = self.args
         if p == 0:
             return (g * 0,)
@@ -118,12 +122,12 @@ class PowBackward1(Node):
     op, broadcasts = "**", True
     rules = ("∂(aᵇ)/∂a = b·aᵇ⁻¹", "∂(aᵇ)/∂b = aᵇ·ln a")
 
-    def vjp(self, m, g, a, b, out):
+    def vjp(self, xp, g, a, b, out):
         # PyTorch's conventions at a == 0: the slope in a is 0 where b == 0 (a⁰ is
         # the constant 1), and the slope in b is 0 where b >= 0 (ln 0 is -inf)
         with np.errstate(divide="ignore", invalid="ignore"):  # 0⁻¹ = inf, ln 0 = -inf: intended
-            ga = m.where(b == 0, 0.0, g * b * a ** (b - 1))
-            gb = m.where((a == 0) & (b >= 0), 0.0, g * out * m.log(a))
+            ga = xp.where(b == 0, 0.0, g * b * a ** (b - 1))
+            gb = xp.where((a == 0) & (b >= 0), 0.0, g * out * xp.log(a))
         return ga, gb
 
 
@@ -131,12 +135,12 @@ def pow(a, b):  # noqa: A001 - PyTorch's name
     a, b = operand(a), operand(b)
     out = binary("pow", np.power, a, b)
     if not hasattr(b, "_data"):
-        return PowBackward0.record(out, (a,), saved=(a,), args=b)
+        return record(PowBackward0, out, (a,), saved=(a,), args=b)
     if not hasattr(a, "_data"):
         # 2 ** x: ln 2 is computed once, at the output's precision
         ln_base = np.log(np.asarray(a if a != 0 else 1, dtype=out.dtype))
-        return PowBackward2.record(out, (b,), saved=(OUTPUT,), args=(a, ln_base))
-    return PowBackward1.record(out, (a, b), saved=(a, b, OUTPUT))
+        return record(PowBackward2, out, (b,), saved=(OUTPUT,), args=(a, ln_base))
+    return record(PowBackward1, out, (a, b), saved=(a, b, OUTPUT))
 
 
 # c = k ** b, k a number -----------------------------------------------------------------
@@ -146,7 +150,10 @@ class PowBackward2(Node):
     op = "**"
     rules = ("∂(kᵇ)/∂b = kᵇ·ln k",)
 
-    def vjp(self, m, g, out):
+    def numbers_used(self):
+        return [self.args[0]], []  # 2 ** x: the number comes first
+
+    def vjp(self, xp, g, out):
         _, ln_base = self.args
         return (g * out * ln_base,)
 
@@ -158,7 +165,10 @@ class RsubBackward1(Node):
     op = "-"
     rules = ("∂(k-b)/∂b = -1",)
 
-    def vjp(self, m, g):
+    def numbers_used(self):
+        return [self.args[0]], []  # 2 - x: the number comes first
+
+    def vjp(self, xp, g):
         return (-g,)
 
 
@@ -167,7 +177,7 @@ def rsub(b, k):
     b, k = operand(b), operand(k)
     if hasattr(k, "_data"):
         return sub(k, b)
-    return RsubBackward1.record(binary("rsub", np.subtract, k, b), (b,), args=(k,))
+    return record(RsubBackward1, binary("rsub", np.subtract, k, b), (b,), args=(k,))
 
 
 # c = a @ b --------------------------------------------------------------------------
@@ -178,29 +188,29 @@ class MatmulBackward0(Node):
     op, broadcasts = "@", True
     rules = ("∂(a@b)/∂a = g @ bᵀ", "∂(a@b)/∂b = aᵀ @ g")
 
-    def vjp(self, m, g, a, b):
+    def vjp(self, xp, g, a, b):
         # a is kept only when b needs a gradient, and b only when a does
         a_ndim, b_ndim = self.args
         if a_ndim == 1 and b_ndim == 1:
             return (g * b if self.needs(0) else None), (g * a if self.needs(1) else None)
         # treat a vector as a one-row (a) or one-column (b) matrix, then undo it
         if a_ndim == 1:
-            g = m.reshape(g, g.shape[:-1] + (1,) + g.shape[-1:])
+            g = xp.reshape(g, g.shape[:-1] + (1,) + g.shape[-1:])
         if b_ndim == 1:
-            g = m.reshape(g, g.shape + (1,))
+            g = xp.reshape(g, g.shape + (1,))
         ga = gb = None
         if self.needs(0):
             if b_ndim == 1:
-                b = m.reshape(b, b.shape + (1,))
-            ga = g @ m.transpose(b, -1, -2)
+                b = xp.reshape(b, b.shape + (1,))
+            ga = g @ xp.transpose(b, -1, -2)
             if a_ndim == 1:
-                ga = m.reshape(ga, ga.shape[:-2] + ga.shape[-1:])
+                ga = xp.reshape(ga, ga.shape[:-2] + ga.shape[-1:])
         if self.needs(1):
             if a_ndim == 1:
-                a = m.reshape(a, (1,) + a.shape)
-            gb = m.transpose(a, -1, -2) @ g
+                a = xp.reshape(a, (1,) + a.shape)
+            gb = xp.transpose(a, -1, -2) @ g
             if b_ndim == 1:
-                gb = m.reshape(gb, gb.shape[:-1])
+                gb = xp.reshape(gb, gb.shape[:-1])
         return ga, gb
 
 
@@ -233,7 +243,7 @@ def matmul(a, b):
     except (RuntimeError, ValueError):
         raise _matmul_error(x.shape, y.shape) from None
     node = _MATMUL_NODES.get((x.ndim, y.ndim), MatmulBackward0)
-    return node.record(out, (a, b), saved=factors_to_save(a, b), args=(x.ndim, y.ndim))
+    return record(node, out, (a, b), saved=factors_to_save(a, b), args=(x.ndim, y.ndim))
 
 
 def _matmul_error(a_shape: tuple, b_shape: tuple) -> RuntimeError:

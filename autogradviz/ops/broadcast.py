@@ -16,13 +16,13 @@ def reduced_axes(grad_shape: tuple, shape: tuple) -> tuple[tuple[int, ...], tupl
     return tuple(range(lead)) + kept, kept
 
 
-def sum_to(m, grad, shape: tuple):
-    """Sum `grad` down to `shape`, undoing broadcasting. `m` is numpy_math or
+def sum_to(xp, grad, shape: tuple):
+    """Sum `grad` down to `shape`, undoing broadcasting. `xp` is numpy_math or
     tensor_math, so the same helper serves plain and create_graph backward."""
     axes, _ = reduced_axes(grad.shape, shape)
     if axes:
-        grad = m.sum(grad, axes, True)
-    return m.reshape(grad, shape) if grad.shape != shape else grad
+        grad = xp.sum(grad, axes, True)
+    return xp.reshape(grad, shape) if grad.shape != shape else grad
 
 
 def broadcast_error(op: str, a_shape: tuple, b_shape: tuple) -> RuntimeError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import _make
+from ..core.tensor import _make
 from ._operands import binary, data, operand
 
 

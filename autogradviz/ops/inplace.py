@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import creation
-from ..grad_mode import _state as _grad_state
-from ..grad_mode import no_grad
-from ..node import Node, _retain
-from ..tensor import Tensor, _make
+from ..core import random, views
+from ..core.grad_mode import _state as _grad_state
+from ..core.grad_mode import no_grad
+from ..core.graph import Node
+from ..core.record import record
+from ..core.tensor import Tensor, _make
 from . import arithmetic, pointwise
 from ._operands import data, operand
 from .shape import expand, frozen_index, index_steps, to_index
@@ -31,7 +32,7 @@ def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None) -> Tensor:
     recording = grad_mode and (
         t._requires_grad
         or (isinstance(other, Tensor) and other._requires_grad)
-        or (base is not None and _view_chain(t)[-1]._requires_grad)
+        or (base is not None and views.view_chain(t)[-1]._requires_grad)
     )
     if ufunc is not None and not recording and _write_in_place(t, ufunc, other):
         return t
@@ -53,7 +54,7 @@ def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None) -> Tensor:
             result = compute(t)
     _write(t, name, result)
     if recording:
-        _rebase(t, result._grad_fn)
+        views.rebase(t, result._grad_fn)
     return t
 
 
@@ -70,7 +71,7 @@ def _write(t: Tensor, name: str, result: Tensor) -> None:
             f"{name}: result type {result.dtype!r} can't be cast to the desired output type {t.dtype!r}"
         ) from None
     except ValueError:
-        if any(view._extra("replay")[0] is expand for view in _view_chain(t)[:-1]):  # PyTorch's words
+        if any(view._extra("replay")[0] is expand for view in views.view_chain(t)[:-1]):  # PyTorch's words
             raise RuntimeError(
                 f"{name}: unsupported operation: more than one element of the written-to tensor "
                 "refers to a single memory location. Please clone() the tensor before performing "
@@ -78,21 +79,6 @@ def _write(t: Tensor, name: str, result: Tensor) -> None:
             ) from None
         raise RuntimeError(f"{name}: this tensor's memory is read-only; clone() it first") from None
     t._bump_version()
-
-
-def _rebase(t: Tensor, grad_fn: Node) -> None:
-    """Give `t` a new history. If the learner asked to retain t's grad, that is
-    now the new value's gradient: the request moves to the new node, as in
-    PyTorch. (Hooks stay on the old node: they were registered on the old value.)"""
-    if grad_fn is None:  # nothing needed a gradient after all: no history to record
-        return
-    old_fn = t._grad_fn
-    t._grad_fn = grad_fn
-    t._requires_grad = True
-    if t._meta is not None and t._meta.get("retains_grad"):
-        if old_fn is not None and old_fn._meta is not None:
-            old_fn._meta.pop("retained", None)
-        _retain(grad_fn, t)
 
 
 # in-place ops on views ---------------------------------------------------------------------
@@ -117,31 +103,13 @@ class CopySlices(Node):
     op = "view written in place"
     rules = ("g outside the view (the old values there are kept)", "g inside the view")
 
-    def vjp(self, m, g, written, positions):
-        inside = m.getitem(m.reshape(g, (-1,)), positions)  # back to the view's shape
-        return m.where(written, 0.0, g), inside
-
-
-def _view_chain(t: Tensor) -> list:
-    """[t, the tensor it is a view of, that tensor's base, ..., the root]: the
-    root owns the memory and is not a view of anything."""
-    chain = [t]
-    base = t._extra("base")
-    while base is not None:
-        chain.append(base)
-        base = base._extra("base") if base._meta is not None else None
-    return chain
-
-
-def _replay(tensor: Tensor, replays) -> Tensor:
-    """Apply the view ops again, from the root down to the view."""
-    for op, *args in replays:
-        tensor = op(tensor, *args)
-    return tensor
+    def vjp(self, xp, g, written, positions):
+        inside = xp.getitem(xp.reshape(g, (-1,)), positions)  # back to the view's shape
+        return xp.where(written, 0.0, g), inside
 
 
 def _inplace_on_view(t: Tensor, name: str, compute) -> Tensor:
-    chain = _view_chain(t)
+    chain = views.view_chain(t)
     root = chain.pop()
     if root._grad_fn is None and root._requires_grad:
         raise RuntimeError(
@@ -152,7 +120,7 @@ def _inplace_on_view(t: Tensor, name: str, compute) -> Tensor:
     replays = [view._extra("replay") for view in chain]
     # 1. the view's value now, read from the root's current history; `compute`
     #    may save it, so it gets its own copy of the data
-    current = _replay(root, replays)
+    current = views.replay(root, replays)
     old = _make(current._data.copy(), current._grad_fn)
     result = compute(old)
     _write(t, name, result)  # into t's memory, which is the root's
@@ -161,43 +129,16 @@ def _inplace_on_view(t: Tensor, name: str, compute) -> Tensor:
     #    numbers 0, 1, 2, ... laid out in the root's shape.
     with no_grad():
         numbering = _make(np.arange(root._data.size).reshape(root.shape))
-        positions = _replay(numbering, replays)._data.copy()
+        positions = views.replay(numbering, replays)._data.copy()
     written = np.zeros(root._data.size, dtype=bool)
     written[positions.ravel()] = True
     written = written.reshape(root.shape)
     old_root = _make(root._data, root._grad_fn)
-    new_root = CopySlices.record(root._data, (old_root, result), saved=(written, positions))
-    _rebase(root, new_root._grad_fn)
+    new_root = record(CopySlices, root._data, (old_root, result), saved=(written, positions))
+    views.rebase(root, new_root._grad_fn)
     # 3. each view, down to t, is made again from the root's new history
-    _remake_views(root, chain, replays)
+    views.remake_views(root, chain, replays)
     return t
-
-
-def _remake_views(root: Tensor, chain: list, replays: list) -> None:
-    view = root
-    for tensor, replay in zip(chain, replays):
-        view = _replay(view, (replay,))
-        if view._grad_fn is not None:
-            _rebase(tensor, view._grad_fn)
-        tensor._meta["version"] = len(tensor._version_counter())
-
-
-def refresh_view(t: Tensor) -> None:
-    """Bring a view's grad_fn up to date, if its base changed in place since it
-    was made (through the base itself, or through another view of it).
-
-    PyTorch does this each time a view's grad_fn is read: for
-    `v = h[0]; h.mul_(3); v.sum().backward()`, v's gradient must go through
-    the mul_. The op that changed h cannot know v, so this runs when v is used:
-    the view is made again from the base's new history."""
-    meta = t._meta
-    if meta is None or "base" not in meta or meta["version"] == len(t._version_box):
-        return
-    chain = _view_chain(t)
-    root = chain.pop()
-    chain.reverse()
-    if root._requires_grad and _grad_state.enabled:
-        _remake_views(root, chain, [view._extra("replay") for view in chain])
 
 
 def _write_in_place(t: Tensor, ufunc, other) -> bool:
@@ -241,13 +182,13 @@ class FillBackward0(Node):
     __slots__ = ()
     op, rules = "fill_", ("the old value was overwritten: its gradient is 0",)
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         return (g * 0,)
 
 
 def fill_(t, value):
     value = float(value) if t._data.dtype.kind == "f" else value
-    return _inplace(t, "fill_", lambda old: FillBackward0.record(np.full_like(old._data, value), (old,)))
+    return _inplace(t, "fill_", lambda old: record(FillBackward0, np.full_like(old._data, value), (old,)))
 
 
 def zero_(t):
@@ -268,16 +209,16 @@ class UniformBackward0(FillBackward0):
 
 def normal_(t, mean: float = 0.0, std: float = 1.0):
     def draw(old):
-        values = creation._generator.standard_normal(old.shape).astype(old._data.dtype) * std + mean
-        return NormalBackward0.record(values.astype(old._data.dtype, copy=False), (old,))
+        values = random.generator().standard_normal(old.shape).astype(old._data.dtype) * std + mean
+        return record(NormalBackward0, values.astype(old._data.dtype, copy=False), (old,))
 
     return _inplace(t, "normal_", draw)
 
 
 def uniform_(t, from_: float = 0.0, to: float = 1.0):
     def draw(old):
-        values = creation._generator.random(old.shape).astype(old._data.dtype) * (to - from_) + from_
-        return UniformBackward0.record(values.astype(old._data.dtype, copy=False), (old,))
+        values = random.generator().random(old.shape).astype(old._data.dtype) * (to - from_) + from_
+        return record(UniformBackward0, values.astype(old._data.dtype, copy=False), (old,))
 
     return _inplace(t, "uniform_", draw)
 
@@ -287,7 +228,7 @@ class CopyBackwards(Node):
     op, broadcasts = "copy_", True
     rules = ("the old value was overwritten: its gradient is 0", "∂/∂src = 1")
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         return g * 0, g
 
 
@@ -302,7 +243,7 @@ def copy_(t, src):
                 f"copy_: the source of shape {np.shape(data(src))} can't be broadcast to the "
                 f"destination's shape {old.shape}"
             ) from None
-        return CopyBackwards.record(values, (old, src))
+        return record(CopyBackwards, values, (old, src))
 
     return _inplace(t, "copy_", compute, src)
 
@@ -317,8 +258,8 @@ class IndexPutBackward0(Node):
     op, broadcasts = "[ ]=", True
     rules = ("0 at the overwritten positions, g elsewhere", "g at the written positions")
 
-    def vjp(self, m, g, written, index, *index_tensors):
-        return m.where(written, 0.0, g), m.getitem(g, index)
+    def vjp(self, xp, g, written, index, *index_tensors):
+        return xp.where(written, 0.0, g), xp.getitem(g, index)
 
 
 def setitem(t, index, value):
@@ -349,6 +290,6 @@ def setitem(t, index, value):
         if not _grad_state.enabled:  # under no_grad nothing is recorded: save nothing
             return _make(out)
         kept, tensors = frozen_index(index, given)
-        return IndexPutBackward0.record(out, (old, value), saved=(written, kept, *tensors))
+        return record(IndexPutBackward0, out, (old, value), saved=(written, kept, *tensors))
 
     _inplace(t, "x[index] = value", compute, value)

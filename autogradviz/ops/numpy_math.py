@@ -6,7 +6,7 @@ backward formula is written once, against whichever of the two it is given.
 
 import numpy as np
 
-from ..dtypes import to_dtype
+from ..core.dtypes import to_dtype
 from .broadcast import sum_to  # noqa: F401 - part of the namespace
 from .shape import index_steps
 

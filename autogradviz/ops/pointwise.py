@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..node import OUTPUT, Node
-from ..tensor import Tensor
+from ..core.dtypes import to_dtype
+from ..core.graph import OUTPUT, Node
+from ..core.record import record
+from ..core.tensor import Tensor
 from ._operands import binary, data, float_data, operand, torch_float
 
 
@@ -16,7 +18,7 @@ class SignBackward0(Node):
     elementwise = True
     op, rules = "sign", ("∂sign(a)/∂a = 0",)
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         # a step function: flat wherever its derivative exists. Recording it
         # anyway (as PyTorch does) keeps abs' and relu's second derivatives at
         # 0 instead of "input not used in the graph"
@@ -25,7 +27,7 @@ class SignBackward0(Node):
 
 def sign(a):
     a = operand(a)
-    return SignBackward0.record(np.sign(a._data), (a,))
+    return record(SignBackward0, np.sign(a._data), (a,))
 
 
 # |a| ----------------------------------------------------------------------------
@@ -34,13 +36,13 @@ class AbsBackward0(Node):
     elementwise = True
     op, rules = "abs", ("∂|a|/∂a = sign(a)",)
 
-    def vjp(self, m, g, a):
-        return (g * m.sign(a),)
+    def vjp(self, xp, g, a):
+        return (g * xp.sign(a),)
 
 
 def abs(a):  # noqa: A001
     a = operand(a)
-    return AbsBackward0.record(np.abs(a._data), (a,), saved=(a,))
+    return record(AbsBackward0, np.abs(a._data), (a,), saved=(a,))
 
 
 # e^a ----------------------------------------------------------------------------
@@ -49,13 +51,13 @@ class ExpBackward0(Node):
     elementwise = True
     op, rules = "exp", ("∂eᵃ/∂a = eᵃ",)
 
-    def vjp(self, m, g, out):
+    def vjp(self, xp, g, out):
         return (g * out,)
 
 
 def exp(a):
     a = operand(a)
-    return ExpBackward0.record(np.exp(float_data(a)), (a,), saved=(OUTPUT,))
+    return record(ExpBackward0, np.exp(float_data(a)), (a,), saved=(OUTPUT,))
 
 
 # ln a ---------------------------------------------------------------------------
@@ -64,13 +66,13 @@ class LogBackward0(Node):
     elementwise = True
     op, rules = "log", ("∂ln(a)/∂a = 1/a",)
 
-    def vjp(self, m, g, a):
+    def vjp(self, xp, g, a):
         return (g / a,)
 
 
 def log(a):
     a = operand(a)
-    return LogBackward0.record(np.log(float_data(a)), (a,), saved=(a,))
+    return record(LogBackward0, np.log(float_data(a)), (a,), saved=(a,))
 
 
 # √a -----------------------------------------------------------------------------
@@ -79,13 +81,13 @@ class SqrtBackward0(Node):
     elementwise = True
     op, rules = "sqrt", ("∂√a/∂a = 1/(2√a)",)
 
-    def vjp(self, m, g, out):
+    def vjp(self, xp, g, out):
         return (g / (2 * out),)
 
 
 def sqrt(a):
     a = operand(a)
-    return SqrtBackward0.record(np.sqrt(float_data(a)), (a,), saved=(OUTPUT,))
+    return record(SqrtBackward0, np.sqrt(float_data(a)), (a,), saved=(OUTPUT,))
 
 
 # sin a, cos a ------------------------------------------------------------------------
@@ -94,13 +96,13 @@ class SinBackward0(Node):
     elementwise = True
     op, rules = "sin", ("∂sin(a)/∂a = cos(a)",)
 
-    def vjp(self, m, g, a):
-        return (g * m.cos(a),)
+    def vjp(self, xp, g, a):
+        return (g * xp.cos(a),)
 
 
 def sin(a):
     a = operand(a)
-    return SinBackward0.record(np.sin(float_data(a)), (a,), saved=(a,))
+    return record(SinBackward0, np.sin(float_data(a)), (a,), saved=(a,))
 
 
 class CosBackward0(Node):
@@ -108,13 +110,13 @@ class CosBackward0(Node):
     elementwise = True
     op, rules = "cos", ("∂cos(a)/∂a = -sin(a)",)
 
-    def vjp(self, m, g, a):
-        return (-g * m.sin(a),)
+    def vjp(self, xp, g, a):
+        return (-g * xp.sin(a),)
 
 
 def cos(a):
     a = operand(a)
-    return CosBackward0.record(np.cos(float_data(a)), (a,), saved=(a,))
+    return record(CosBackward0, np.cos(float_data(a)), (a,), saved=(a,))
 
 
 # tanh a ---------------------------------------------------------------------------
@@ -123,13 +125,13 @@ class TanhBackward0(Node):
     elementwise = True
     op, rules = "tanh", ("∂tanh(a)/∂a = 1 - tanh²(a)",)
 
-    def vjp(self, m, g, out):
+    def vjp(self, xp, g, out):
         return (g * (1 - out * out),)
 
 
 def tanh(a):
     a = operand(a)
-    return TanhBackward0.record(np.tanh(float_data(a)), (a,), saved=(OUTPUT,))
+    return record(TanhBackward0, np.tanh(float_data(a)), (a,), saved=(OUTPUT,))
 
 
 # σ(a) = 1 / (1 + e^-a) ------------------------------------------------------------------
@@ -138,7 +140,7 @@ class SigmoidBackward0(Node):
     elementwise = True
     op, rules = "sigmoid", ("∂σ(a)/∂a = σ(a)·(1 - σ(a))",)
 
-    def vjp(self, m, g, out):
+    def vjp(self, xp, g, out):
         return (g * out * (1 - out),)
 
 
@@ -148,7 +150,7 @@ def sigmoid(a):
     # e^-|a| never overflows; the two branches are the same function
     e = np.exp(-np.abs(x))
     out = np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
-    return SigmoidBackward0.record(out, (a,), saved=(OUTPUT,))
+    return record(SigmoidBackward0, out, (a,), saved=(OUTPUT,))
 
 
 # relu(a) = max(a, 0) -------------------------------------------------------------------
@@ -157,13 +159,13 @@ class ReluBackward0(Node):
     elementwise = True
     op, rules = "relu", ("∂relu(a)/∂a = 1 if a > 0 else 0",)
 
-    def vjp(self, m, g, out):
-        return (g * m.step(out),)
+    def vjp(self, xp, g, out):
+        return (g * xp.step(out),)
 
 
 def relu(a):
     a = operand(a)
-    return ReluBackward0.record(np.maximum(a._data, 0), (a,), saved=(OUTPUT,))
+    return record(ReluBackward0, np.maximum(a._data, 0), (a,), saved=(OUTPUT,))
 
 
 # leaky_relu(a) = a if a > 0 else slope·a ------------------------------------------------------
@@ -172,10 +174,10 @@ class LeakyReluBackward0(Node):
     elementwise = True
     op, rules = "leaky_relu", ("∂/∂a = 1 if a > 0 else negative_slope",)
 
-    def vjp(self, m, g, a):
+    def vjp(self, xp, g, a):
         slope = self.args
         # slope·g everywhere, plus the rest of g where a > 0 (step(a) is 1 there, else 0)
-        return (g * slope + g * (1 - slope) * m.step(a),)
+        return (g * slope + g * (1 - slope) * xp.step(a),)
 
 
 class LeakyReluBackward1(LeakyReluBackward0):
@@ -188,7 +190,7 @@ def leaky_relu(a, negative_slope: float = 0.01, _node=LeakyReluBackward0):
     a = operand(a)
     x = float_data(a)
     out = np.where(x > 0, x, x * x.dtype.type(negative_slope))
-    return _node.record(out, (a,), saved=(a,), args=negative_slope)
+    return record(_node, out, (a,), saved=(a,), args=negative_slope)
 
 
 # clamp(a, min, max) ----------------------------------------------------------------------
@@ -197,12 +199,12 @@ class ClampBackward1(Node):
     elementwise = True
     op, rules = "clamp", ("∂clamp(a)/∂a = 1 if min ≤ a ≤ max else 0",)
 
-    def vjp(self, m, g, a):
+    def vjp(self, xp, g, a):
         low, high = self.args
         if low is not None:
-            g = m.where(a >= low, g, 0.0)
+            g = xp.where(a >= low, g, 0.0)
         if high is not None:
-            g = m.where(a <= high, g, 0.0)
+            g = xp.where(a <= high, g, 0.0)
         return (g,)
 
 
@@ -211,7 +213,7 @@ def clamp(a, min=None, max=None):  # noqa: A002 - PyTorch's names
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     a = operand(a)
     out = np.clip(a._data, min, max)
-    return ClampBackward1.record(out, (a,), saved=(a,), args=(min, max))
+    return record(ClampBackward1, out, (a,), saved=(a,), args=(min, max))
 
 
 clip = clamp
@@ -224,15 +226,15 @@ class MaximumBackward0(Node):
     op, broadcasts = "maximum", True
     rules = ("1 where a > b, ½ where a = b", "1 where b > a, ½ where a = b")
 
-    def vjp(self, m, g, a, b):
+    def vjp(self, xp, g, a, b):
         # a tie splits the gradient in half, as in PyTorch
-        share = m.where(a == b, g / 2, g)
-        return m.where(a >= b, share, 0.0), m.where(b >= a, share, 0.0)
+        share = xp.where(a == b, g / 2, g)
+        return xp.where(a >= b, share, 0.0), xp.where(b >= a, share, 0.0)
 
 
 def maximum(a, b):
     a, b = operand(a), operand(b)
-    return MaximumBackward0.record(binary("maximum", np.maximum, a, b), (a, b), saved=(a, b))
+    return record(MaximumBackward0, binary("maximum", np.maximum, a, b), (a, b), saved=(a, b))
 
 
 class MinimumBackward0(Node):
@@ -241,14 +243,14 @@ class MinimumBackward0(Node):
     op, broadcasts = "minimum", True
     rules = ("1 where a < b, ½ where a = b", "1 where b < a, ½ where a = b")
 
-    def vjp(self, m, g, a, b):
-        share = m.where(a == b, g / 2, g)
-        return m.where(a <= b, share, 0.0), m.where(b <= a, share, 0.0)
+    def vjp(self, xp, g, a, b):
+        share = xp.where(a == b, g / 2, g)
+        return xp.where(a <= b, share, 0.0), xp.where(b <= a, share, 0.0)
 
 
 def minimum(a, b):
     a, b = operand(a), operand(b)
-    return MinimumBackward0.record(binary("minimum", np.minimum, a, b), (a, b), saved=(a, b))
+    return record(MinimumBackward0, binary("minimum", np.minimum, a, b), (a, b), saved=(a, b))
 
 
 # where(cond, a, b) ---------------------------------------------------------------------------
@@ -258,9 +260,9 @@ class WhereBackward0(Node):
     op, broadcasts = "where", True
     rules = ("g where cond, else 0", "g where not cond, else 0")
 
-    def vjp(self, m, g, cond):
+    def vjp(self, xp, g, cond):
         # the condition gets no gradient: it is saved, not an input
-        return m.where(cond, g, 0.0), m.where(cond, 0.0, g)
+        return xp.where(cond, g, 0.0), xp.where(cond, 0.0, g)
 
 
 def where(condition, a, b):
@@ -275,7 +277,7 @@ def where(condition, a, b):
     # a bool tensor is saved as itself, so an in-place change to it before backward
     # raises (as in PyTorch); any other condition is saved as the bool array made here
     saved = condition if type(condition) is Tensor and condition._data is cond else cond
-    return WhereBackward0.record(out, (a, b), saved=(saved,))
+    return record(WhereBackward0, out, (a, b), saved=(saved,))
 
 
 # copies: clone() and to(dtype) ------------------------------------------------------------
@@ -284,13 +286,13 @@ class CloneBackward0(Node):
     elementwise = True
     op, rules = "clone", ("∂clone(a)/∂a = 1",)
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         return (g,)
 
 
 def clone(a):
     a = operand(a)
-    return CloneBackward0.record(a._data.copy(), (a,))
+    return record(CloneBackward0, a._data.copy(), (a,))
 
 
 class ToCopyBackward0(Node):
@@ -298,16 +300,14 @@ class ToCopyBackward0(Node):
     elementwise = True
     op, rules = "to(dtype)", ("the same gradient, back in the input's dtype",)
 
-    def vjp(self, m, g):
-        return (m.to(g, self.args),)
+    def vjp(self, xp, g):
+        return (xp.to(g, self.args),)
 
 
 def to(a, dtype):
     """A copy in another dtype; the same tensor if it already has that dtype."""
-    from ..dtypes import to_dtype
-
     a = operand(a)
     target = to_dtype(dtype).numpy
     if a._data.dtype == target:
         return a
-    return ToCopyBackward0.record(a._data.astype(target), (a,), args=a.dtype)
+    return record(ToCopyBackward0, a._data.astype(target), (a,), args=a.dtype)

@@ -10,8 +10,12 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..node import OUTPUT, Node
+from ..core.dtypes import to_dtype
+from ..core.graph import OUTPUT, Node
+from ..core.record import record
+from ..core.tensor import _make
 from ._operands import F32, F64, float_data, operand
+from .pointwise import maximum, minimum
 
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 
@@ -33,10 +37,10 @@ def _axes(dim, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(set(out)))
 
 
-def _unreduce(m, g, shape: tuple, axes: tuple, keepdim: bool):
+def _unreduce(xp, g, shape: tuple, axes: tuple, keepdim: bool):
     """Give `g` back its reduced axes as size 1, so it broadcasts against the input."""
     if not keepdim and axes and len(shape):
-        g = m.reshape(g, tuple(1 if i in axes else n for i, n in enumerate(shape)))
+        g = xp.reshape(g, tuple(1 if i in axes else n for i, n in enumerate(shape)))
     return g
 
 
@@ -52,9 +56,9 @@ class SumBackward0(Node):
     __slots__ = ()
     op, rules = "sum", ("∂(Σa)/∂aᵢ = 1",)
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         shape, axes, keepdim = self.args
-        return (m.expand(_unreduce(m, g, shape, axes, keepdim), shape),)
+        return (xp.expand(_unreduce(xp, g, shape, axes, keepdim), shape),)
 
 
 class SumBackward1(SumBackward0):
@@ -68,13 +72,11 @@ def sum(a, dim=None, keepdim: bool = False, dtype=None):  # noqa: A001
     axes = _axes(dim, a.ndim)
     out = np.sum(a._data, axis=axes, keepdims=keepdim)
     if dtype is not None:
-        from ..dtypes import to_dtype
-
         out = out.astype(to_dtype(dtype).numpy)
     elif a._data.dtype.kind == "b":
         out = out.astype(np.int64)
     node = SumBackward0 if dim is None else SumBackward1
-    return node.record(out, (a,), args=(a.shape, axes, keepdim))
+    return record(node, out, (a,), args=(a.shape, axes, keepdim))
 
 
 # mean ---------------------------------------------------------------------------
@@ -82,10 +84,10 @@ class MeanBackward0(Node):
     __slots__ = ()
     op, rules = "mean", ("∂mean(a)/∂aᵢ = 1/n",)
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         shape, axes, keepdim = self.args
         n = _count(shape, axes)
-        return (m.expand(_unreduce(m, g / n, shape, axes, keepdim), shape),)
+        return (xp.expand(_unreduce(xp, g / n, shape, axes, keepdim), shape),)
 
 
 def mean(a, dim=None, keepdim: bool = False):
@@ -103,7 +105,7 @@ def mean(a, dim=None, keepdim: bool = False):
         else np.mean(a._data, axis=axes, keepdims=keepdim)
     )
     node = MeanBackward0 if dim is None else MeanBackward1
-    return node.record(out, (a,), args=(a.shape, axes, keepdim))
+    return record(node, out, (a,), args=(a.shape, axes, keepdim))
 
 
 class MeanBackward1(MeanBackward0):
@@ -121,11 +123,11 @@ class VarBackward0(Node):
     __slots__ = ()
     op, rules = "var", ("∂var(a)/∂aᵢ = 2(aᵢ - mean)/(n - c)",)
 
-    def vjp(self, m, g, a):
+    def vjp(self, xp, g, a):
         axes, keepdim, c = self.args
         n = _count(a.shape, axes)
-        centered = a - m.mean(a, axes, True)
-        return (_unreduce(m, g, a.shape, axes, keepdim) * 2 * centered / (n - c),)
+        centered = a - xp.mean(a, axes, True)
+        return (_unreduce(xp, g, a.shape, axes, keepdim) * 2 * centered / (n - c),)
 
 
 def var(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
@@ -133,22 +135,22 @@ def var(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     axes = _axes(dim, a.ndim)
     c = _correction(unbiased, correction)
     out = np.var(float_data(a), axis=axes, keepdims=keepdim, ddof=c)
-    return VarBackward0.record(out, (a,), saved=(a,), args=(axes, keepdim, c))
+    return record(VarBackward0, out, (a,), saved=(a,), args=(axes, keepdim, c))
 
 
 class StdBackward0(Node):
     __slots__ = ()
     op, rules = "std", ("∂std(a)/∂aᵢ = (aᵢ - mean)/((n - c)·std)",)
 
-    def vjp(self, m, g, a, out):
+    def vjp(self, xp, g, a, out):
         axes, keepdim, c = self.args
         n = _count(a.shape, axes)
-        centered = a - m.mean(a, axes, True)
+        centered = a - xp.mean(a, axes, True)
         # where std is 0 (all values equal) PyTorch sends 0, not 0/0: x / (std + eps)
         # must stay finite on a constant row
         zero = out == 0
-        per_unit = m.where(zero, 0.0, g / ((n - c) * m.where(zero, 1.0, out)))
-        return (_unreduce(m, per_unit, a.shape, axes, keepdim) * centered,)
+        per_unit = xp.where(zero, 0.0, g / ((n - c) * xp.where(zero, 1.0, out)))
+        return (_unreduce(xp, per_unit, a.shape, axes, keepdim) * centered,)
 
 
 def std(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
@@ -156,7 +158,7 @@ def std(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     axes = _axes(dim, a.ndim)
     c = _correction(unbiased, correction)
     out = np.std(float_data(a), axis=axes, keepdims=keepdim, ddof=c)
-    return StdBackward0.record(out, (a,), saved=(a, OUTPUT), args=(axes, keepdim, c))
+    return record(StdBackward0, out, (a,), saved=(a, OUTPUT), args=(axes, keepdim, c))
 
 
 # max, min ---------------------------------------------------------------------------
@@ -166,9 +168,9 @@ class MaxBackward1(Node):
     __slots__ = ()
     op, rules = "max", ("1/k at each of the k largest (equal) elements, 0 elsewhere",)
 
-    def vjp(self, m, g, a, out):
+    def vjp(self, xp, g, a, out):
         winners = a == out
-        return (m.where(winners, g / winners.sum(), 0.0),)
+        return (xp.where(winners, g / winners.sum(), 0.0),)
 
 
 class MinBackward1(MaxBackward1):
@@ -182,9 +184,9 @@ class MaxBackward0(Node):
     __slots__ = ()
     op, rules = "max", ("1 at the index picked, 0 elsewhere",)
 
-    def vjp(self, m, g, picked):
+    def vjp(self, xp, g, picked):
         axes, keepdim = self.args
-        return (m.where(picked, _unreduce(m, g, picked.shape, axes, keepdim), 0.0),)
+        return (xp.where(picked, _unreduce(xp, g, picked.shape, axes, keepdim), 0.0),)
 
 
 class MinBackward0(MaxBackward0):
@@ -195,8 +197,6 @@ class MinBackward0(MaxBackward0):
 def _extreme(a, dim, keepdim, largest: bool):
     a = operand(a)
     if isinstance(dim, type(a)):  # max(a, b) is maximum(a, b), as in PyTorch
-        from .pointwise import maximum, minimum
-
         return (maximum if largest else minimum)(a, dim)
     x = a._data
     name = "max" if largest else "min"
@@ -206,7 +206,7 @@ def _extreme(a, dim, keepdim, largest: bool):
         value = x.max() if largest else x.min()
         node = MaxBackward1 if largest else MinBackward1
         # saved (not kept in args) so that backward checks their versions and frees them
-        return node.record(np.asarray(value), (a,), saved=(a, OUTPUT))
+        return record(node, np.asarray(value), (a,), saved=(a, OUTPUT))
     if a.ndim == 0:  # one element: treat it as a vector of one
         values, indices = _extreme(a.reshape(1), 0, keepdim, largest)
         return ValuesIndices(values.reshape(()), indices.reshape(()))
@@ -218,9 +218,7 @@ def _extreme(a, dim, keepdim, largest: bool):
     if not keepdim:
         values, index = values.squeeze(axis), index.squeeze(axis)
     node = MaxBackward0 if largest else MinBackward0
-    out = node.record(values, (a,), saved=(picked,), args=((axis,), keepdim))
-    from ..tensor import _make
-
+    out = record(node, values, (a,), saved=(picked,), args=((axis,), keepdim))
     return ValuesIndices(out, _make(index.astype(np.int64)))
 
 
@@ -242,9 +240,9 @@ class SoftmaxBackward0(Node):
     __slots__ = ()
     op, rules = "softmax", ("∂sᵢ/∂aⱼ = sᵢ(δᵢⱼ - sⱼ)",)
 
-    def vjp(self, m, g, out):
+    def vjp(self, xp, g, out):
         (axis,) = self.args
-        return (out * (g - m.sum(g * out, axis, True)),)
+        return (out * (g - xp.sum(g * out, axis, True)),)
 
 
 def softmax(a, dim: int = -1):
@@ -254,16 +252,16 @@ def softmax(a, dim: int = -1):
     (axis,) = _axes(dim, a.ndim)
     e = np.exp(_shifted(float_data(a), axis))
     out = e / np.sum(e, axis=axis, keepdims=True)
-    return SoftmaxBackward0.record(out, (a,), saved=(OUTPUT,), args=(axis,))
+    return record(SoftmaxBackward0, out, (a,), saved=(OUTPUT,), args=(axis,))
 
 
 class LogSoftmaxBackward0(Node):
     __slots__ = ()
     op, rules = "log_softmax", ("∂(log sᵢ)/∂aⱼ = δᵢⱼ - sⱼ",)
 
-    def vjp(self, m, g, out):
+    def vjp(self, xp, g, out):
         (axis,) = self.args
-        return (g - m.exp(out) * m.sum(g, axis, True),)
+        return (g - xp.exp(out) * xp.sum(g, axis, True),)
 
 
 def log_softmax(a, dim: int = -1):
@@ -273,18 +271,18 @@ def log_softmax(a, dim: int = -1):
     (axis,) = _axes(dim, a.ndim)
     z = _shifted(float_data(a), axis)
     out = z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
-    return LogSoftmaxBackward0.record(out, (a,), saved=(OUTPUT,), args=(axis,))
+    return record(LogSoftmaxBackward0, out, (a,), saved=(OUTPUT,), args=(axis,))
 
 
 class LogsumexpBackward0(Node):
     __slots__ = ()
     op, rules = "logsumexp", ("∂lse(a)/∂aᵢ = softmax(a)ᵢ",)
 
-    def vjp(self, m, g, a, out):
+    def vjp(self, xp, g, a, out):
         axes, keepdim = self.args
-        g = _unreduce(m, g, a.shape, axes, keepdim)
-        out = _unreduce(m, out, a.shape, axes, keepdim)
-        return (g * m.exp(a - out),)
+        g = _unreduce(xp, g, a.shape, axes, keepdim)
+        out = _unreduce(xp, out, a.shape, axes, keepdim)
+        return (g * xp.exp(a - out),)
 
 
 def logsumexp(a, dim, keepdim: bool = False):
@@ -297,7 +295,7 @@ def logsumexp(a, dim, keepdim: bool = False):
     if not keepdim:
         out = out.reshape([n for i, n in enumerate(out.shape) if i not in axes])
     out = out.astype(x.dtype, copy=False)
-    return LogsumexpBackward0.record(out, (a,), saved=(a, OUTPUT), args=(axes, keepdim))
+    return record(LogsumexpBackward0, out, (a,), saved=(a, OUTPUT), args=(axes, keepdim))
 
 
 # float32 in, float32 out; these keep numpy from widening

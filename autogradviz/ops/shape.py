@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..node import Node
-from ..tensor import Tensor
+from ..core.graph import Node
+from ..core.record import record
+from ..core.tensor import Tensor
+from ..core.views import make_view
 from ._operands import binary, operand, torch_float
 
 
@@ -15,22 +17,6 @@ def _shape_args(shape) -> tuple[int, ...]:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
     return tuple(map(int, shape))  # map: twice as fast as a generator, on a hot path
-
-
-def _view_of(out: Tensor, base: Tensor, replay: tuple) -> Tensor:
-    """`out` shares `base`'s memory: share its version counter too, so an
-    in-place change through either one is seen by backward.
-
-    `replay` is (op, *args) such that op(base, *args) makes the same view
-    again: after an in-place op on the view, or on its base, the view's
-    history is rebuilt from the base's new one with it (see inplace.py).
-    "version" is the counter's value when the view's grad_fn was made."""
-    box = out._version_box = base._version_counter()
-    if out._meta is None:  # a fresh output: one dict, built in one go (indexing is a hot path)
-        out._meta = {"base": base, "replay": replay, "version": len(box)}
-    else:
-        out._meta.update(base=base, replay=replay, version=len(box))
-    return out
 
 
 def _shares_memory(out: np.ndarray, source: np.ndarray) -> bool:
@@ -61,8 +47,8 @@ class ViewBackward0(Node):
     __slots__ = ()
     op, rules = "reshape", ("same values, original shape: g.reshape(a.shape)",)
 
-    def vjp(self, m, g):
-        return (m.reshape(g, self.args),)
+    def vjp(self, xp, g):
+        return (xp.reshape(g, self.args),)
 
 
 class SqueezeBackward0(ViewBackward0):
@@ -102,9 +88,9 @@ def _reshape(a: Tensor, shape: tuple, node: type[Node]) -> Tensor:
             f"reshape: shape {shape} is invalid for input of shape {a.shape} ({a._data.size} elements)"
         ) from None
     if out.base is a._data or _shares_memory(out, a._data):
-        return _view_of(node.record(out, (a,), args=a.shape), a, (_reshape, out.shape, node))
+        return make_view(record(node, out, (a,), args=a.shape), a, (_reshape, out.shape, node))
     # a copy: independent of `a`, with a version counter of its own
-    return (UnsafeViewBackward0 if node is ViewBackward0 else node).record(out, (a,), args=a.shape)
+    return record(UnsafeViewBackward0 if node is ViewBackward0 else node, out, (a,), args=a.shape)
 
 
 def view(a, *shape):
@@ -160,8 +146,8 @@ class PermuteBackward0(Node):
     __slots__ = ()
     op, rules = "permute", ("put the axes back: g.permute(inverse order)",)
 
-    def vjp(self, m, g):
-        return (m.permute(g, tuple(np.argsort(self.args))),)
+    def vjp(self, xp, g):
+        return (xp.permute(g, tuple(np.argsort(self.args))),)
 
 
 def permute(a, *dims):
@@ -172,15 +158,15 @@ def permute(a, *dims):
             f"permute: dims {dims} are not a permutation of the {a.ndim} dims of shape {a.shape}"
         )
     dims = tuple(d % a.ndim for d in dims)
-    return _view_of(PermuteBackward0.record(a._data.transpose(dims), (a,), args=dims), a, (permute, dims))
+    return make_view(record(PermuteBackward0, a._data.transpose(dims), (a,), args=dims), a, (permute, dims))
 
 
 class TransposeBackward0(Node):
     __slots__ = ()
     op, rules = "transpose", ("swap the same two axes back: g.transpose(d0, d1)",)
 
-    def vjp(self, m, g):
-        return (m.transpose(g, *self.args),)
+    def vjp(self, xp, g):
+        return (xp.transpose(g, *self.args),)
 
 
 class TBackward0(TransposeBackward0):
@@ -193,10 +179,10 @@ class TBackward0(TransposeBackward0):
 def transpose(a, dim0: int, dim1: int, node=TransposeBackward0):
     a = operand(a)
     if a.ndim == 0:
-        return _view_of(node.record(a._data, (a,), args=(0, 0)), a, (transpose, 0, 0, node))
+        return make_view(record(node, a._data, (a,), args=(0, 0)), a, (transpose, 0, 0, node))
     dim0, dim1 = _dim(dim0, a.ndim), _dim(dim1, a.ndim)
     out = np.swapaxes(a._data, dim0, dim1)
-    return _view_of(node.record(out, (a,), args=(dim0, dim1)), a, (transpose, dim0, dim1, node))
+    return make_view(record(node, out, (a,), args=(dim0, dim1)), a, (transpose, dim0, dim1, node))
 
 
 swapaxes = transpose
@@ -216,7 +202,7 @@ class ExpandBackward0(Node):
     op, broadcasts = "expand", True
     rules = ("sum g over the expanded axes",)
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         return (g,)  # the engine's sum_to does the summing
 
 
@@ -243,7 +229,7 @@ def expand(a, *sizes):
         raise
     # numpy makes the expanded view read-only: many elements share one memory
     # location, so writing into it has no single meaning
-    return _view_of(ExpandBackward0.record(out, (a,)), a, (expand, target))
+    return make_view(record(ExpandBackward0, out, (a,)), a, (expand, target))
 
 
 broadcast_to = expand
@@ -299,9 +285,9 @@ class SliceBackward0(Node):
     __slots__ = ()
     op, rules = "[ ]", ("g goes back to the positions read",)
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         shape, index = self.args
-        return (m.index_into_zeros(g, shape, index),)
+        return (xp.index_into_zeros(g, shape, index),)
 
 
 class SelectBackward0(SliceBackward0):
@@ -328,8 +314,8 @@ class IndexBackward0(Node):
     __slots__ = ()
     op, rules = "[ ]", ("g goes back to the positions read; repeated positions add up",)
 
-    def vjp(self, m, g, index, *index_tensors):
-        return (m.index_into_zeros(g, self.args, index),)
+    def vjp(self, xp, g, index, *index_tensors):
+        return (xp.index_into_zeros(g, self.args, index),)
 
 
 def getitem(a, index):
@@ -352,11 +338,11 @@ def _index(a: Tensor, index, given):
         out = _zero_d_view(a._data, index) if basic else np.asarray(out)
     if basic:  # ints and slices: numpy returns a view, as PyTorch does
         node = _basic_index_node(index)
-        return _view_of(node.record(out, (a,), args=(a.shape, index)), a, (getitem, index))
+        return make_view(record(node, out, (a,), args=(a.shape, index)), a, (getitem, index))
     if not a._requires_grad:
-        return IndexBackward0.record(out, (a,))
+        return record(IndexBackward0, out, (a,))
     index, tensors = frozen_index(index, given)
-    return IndexBackward0.record(out, (a,), saved=(index, *tensors), args=a.shape)
+    return record(IndexBackward0, out, (a,), saved=(index, *tensors), args=a.shape)
 
 
 def _zero_d_view(array: np.ndarray, index) -> np.ndarray:
@@ -409,16 +395,16 @@ class IndexIntoZerosBackward0(Node):
     __slots__ = ()
     op, rules = "index_into_zeros", ("read g back at the same positions",)
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         _, index = self.args
-        return (m.getitem(g, index),)
+        return (xp.getitem(g, index),)
 
 
 def index_into_zeros(g, shape, index):
     g = operand(g)
     out = np.zeros(shape, dtype=g._data.dtype)
     np.add.at(out, index, g._data)
-    return IndexIntoZerosBackward0.record(out, (g,), args=(shape, index))
+    return record(IndexIntoZerosBackward0, out, (g,), args=(shape, index))
 
 
 # cat, stack, add_n ----------------------------------------------------------------------
@@ -426,10 +412,10 @@ class CatBackward0(Node):
     __slots__ = ()
     op, rules = "cat", ("each input gets its own slice of g",)
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         axis, bounds = self.args
         before = (slice(None),) * axis
-        return tuple(m.getitem(g, before + (slice(lo, hi),)) for lo, hi in bounds)
+        return tuple(xp.getitem(g, before + (slice(lo, hi),)) for lo, hi in bounds)
 
 
 def cat(tensors, dim: int = 0):
@@ -449,7 +435,7 @@ def cat(tensors, dim: int = 0):
         ) from None
     ends = np.cumsum([t.shape[axis] for t in tensors]).tolist()
     bounds = tuple(zip([0] + ends[:-1], ends))
-    return CatBackward0.record(out, tensors, args=(axis, bounds))
+    return record(CatBackward0, out, tensors, args=(axis, bounds))
 
 
 concat = cat
@@ -459,10 +445,10 @@ class StackBackward0(Node):
     __slots__ = ()
     op, rules = "stack", ("input i gets g[i] along the new axis",)
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         axis, n = self.args
         before = (slice(None),) * axis
-        return tuple(m.getitem(g, before + (i,)) for i in range(n))
+        return tuple(xp.getitem(g, before + (i,)) for i in range(n))
 
 
 def stack(tensors, dim: int = 0):
@@ -475,7 +461,7 @@ def stack(tensors, dim: int = 0):
     except ValueError:
         shapes = ", ".join(str(t.shape) for t in tensors)
         raise RuntimeError(f"stack: expected each tensor to be of equal size, but got {shapes}") from None
-    return StackBackward0.record(out, tensors, args=(axis, len(tensors)))
+    return record(StackBackward0, out, tensors, args=(axis, len(tensors)))
 
 
 class AddNBackward0(Node):
@@ -484,7 +470,7 @@ class AddNBackward0(Node):
     op, broadcasts = "add_n", True
     rules = ("∂(a₁+…+aₙ)/∂aᵢ = 1",)
 
-    def vjp(self, m, g):
+    def vjp(self, xp, g):
         return (g,) * self.args
 
 
@@ -500,4 +486,4 @@ def add_n(inputs):
         out = binary("add_n", np.add, out, t)
     if len(inputs) == 1:
         out = out.copy()
-    return AddNBackward0.record(out, inputs, args=len(inputs))
+    return record(AddNBackward0, out, inputs, args=len(inputs))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import graphviz
 
 from .labels import text
-from .model import Box, Model, matches
+from .model import Box, Model
 from .render import LAYOUT_FONT
 
 # fill colours by kind: parameters amber, inputs blue, roots green, ops grey
@@ -77,19 +77,22 @@ def legend_label(kinds) -> str:
     return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="3" CELLPADDING="1"><TR>{cells}</TR></TABLE>>'
 
 
-def add_model(graph: graphviz.Digraph, model: Model, prefix: str, highlight) -> None:
-    """Draw `model` into `graph`; ids get `prefix` so two views can share a picture."""
+def add_model(
+    graph: graphviz.Digraph, model: Model, prefix: str, highlighted: set[str] = frozenset()
+) -> None:
+    """Draw `model` into `graph`; ids get `prefix` so two views can share a picture.
+    The boxes whose ids are in `highlighted` are emphasised."""
     groups: dict[str, list[Box]] = {}
     for box in model.boxes:
         if box.group is not None and box.kind != "group":
             groups.setdefault(box.group, []).append(box)
             continue
-        _node(graph, box, prefix, highlight)
+        _node(graph, box, prefix, box.id in highlighted)
     for index, (name, boxes) in enumerate(groups.items()):
         with graph.subgraph(name=f"cluster_{prefix}{index}") as cluster:
             cluster.attr(label=f"<{text(name)}>", style="rounded,dashed", color="#999999", fontsize="11")
             for box in boxes:
-                _node(cluster, box, prefix, highlight)
+                _node(cluster, box, prefix, box.id in highlighted)
     for arrow in model.arrows:
         attrs = {}
         if arrow.style == "saved":
@@ -99,10 +102,10 @@ def add_model(graph: graphviz.Digraph, model: Model, prefix: str, highlight) -> 
         graph.edge(prefix + arrow.tail, prefix + arrow.head, **attrs)
 
 
-def _node(graph: graphviz.Digraph, box: Box, prefix: str, highlight) -> None:
+def _node(graph: graphviz.Digraph, box: Box, prefix: str, highlighted: bool) -> None:
     attrs = dict(STYLE[box.kind])
     classes = f"agv-node agv-{box.kind}"
-    if highlight and matches(box, highlight):
+    if highlighted:
         attrs.update(HIGHLIGHT)
         classes += " agv-highlight"
     graph.node(prefix + box.id, label=label(box), id=f"agv-{prefix}{box.id}", **{"class": classes}, **attrs)

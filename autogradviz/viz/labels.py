@@ -12,6 +12,8 @@ import re
 
 import numpy as np
 
+from ..core.printing import short_number
+
 # Characters XML cannot hold (most control characters, lone surrogates, U+FFFE,
 # U+FFFF) make Graphviz reject the label or the SVG fail to parse (a lone
 # surrogate cannot even be encoded): show them as a visible mark instead
@@ -34,7 +36,7 @@ def preview(array: np.ndarray | None, max_items: int = 6) -> str:
         return "(freed by backward)"
     array = np.asarray(array)
     if array.ndim == 0:
-        return _number(array.item())
+        return short_number(array.item())
     if array.ndim > 2 and array.size > max_items:
         # an image batch printed in full would fill the picture: a few values, and the count
         shown = preview(array.reshape(-1)[:4], max_items)
@@ -49,14 +51,6 @@ def preview(array: np.ndarray | None, max_items: int = 6) -> str:
         suppress_small=True,
         max_line_width=48,
     )
-
-
-def _number(value) -> str:
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value))
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    return np.format_float_positional(value, precision=4, trim="-") if abs(value) < 1e5 else f"{value:.4g}"
 
 
 def shape_and_dtype(array: np.ndarray | None, shape=None, dtype=None) -> str:

@@ -6,9 +6,10 @@ Two views of the same graph:
 - backward: the `grad_fn` nodes that `backward()` walks, down `next_functions`
   to one `AccumulateGrad` per leaf.
 
-This module only reads the graph. Node ids are given in a fixed walk order
-(`t0`, `op0`, `fn0`, ...), never from `id()`, so the same graph always gives
-the same drawing.
+This module only reads the graph, through the graph API of core/protocol.py
+(`tensors` reads the tensors, and the nodes are `GraphNode`s). Node ids are
+given in a fixed walk order (`t0`, `op0`, `fn0`, ...), never from `id()`, so
+the same graph always gives the same drawing.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.protocol import AUTOGRADVIZ, GraphNode, GraphTensors
 from ..engine import topological_order
-from ..node import OUTPUT, AccumulateGrad, Node
-from ..tensor import Tensor
+from .labels import preview, shape_and_dtype
 
 
 @dataclass
@@ -52,76 +53,52 @@ class Model:
     hidden: int = 0
 
 
-def collect_names(names: Mapping | None) -> dict[int, str]:
+def collect_names(names: Mapping | None, tensors: GraphTensors = AUTOGRADVIZ) -> dict[int, str]:
     """Tensor -> name, from a mapping such as `locals()`. IPython's own
     variables (`_`, `_1`, `Out`, ...) start with "_" and are skipped; a tensor
     with several names keeps the first."""
     found: dict[int, str] = {}
     for key, value in (names or {}).items():
-        if isinstance(value, Tensor) and isinstance(key, str) and not key.startswith("_"):
+        if tensors.is_tensor(value) and isinstance(key, str) and not key.startswith("_"):
             found.setdefault(id(value), key)
     return found
 
 
-class _Namer:
-    def __init__(self, roots: list[Tensor], names: Mapping | None):
-        self.by_tensor = collect_names(names)
+class Namer:
+    """Names for a drawing's tensors and nodes: from `names=`, else the
+    tensor's own name, else the name given to a node's output."""
+
+    def __init__(self, roots: list, names: Mapping | None, tensors: GraphTensors = AUTOGRADVIZ):
+        self.reader = tensors
+        self.by_tensor = collect_names(names, tensors)
         # the tensors we can see: roots and named ones; an op's output tensor is
         # found through them (a node never holds its output tensor)
-        self.tensors = list(roots) + [v for v in (names or {}).values() if isinstance(v, Tensor)]
+        self.tensors = list(roots) + [v for v in (names or {}).values() if tensors.is_tensor(v)]
 
-    def tensor_of(self, node: Node) -> Tensor | None:
+    def tensor_of(self, node: GraphNode):
         for t in self.tensors:
-            if t._grad_fn is node:
+            if self.reader.grad_fn(t) is node:
                 return t
         return None
 
-    def name(self, tensor: Tensor | None, node: Node | None = None) -> str | None:
+    def name(self, tensor, node: GraphNode | None = None) -> str | None:
         if tensor is not None:
             if id(tensor) in self.by_tensor:
                 return self.by_tensor[id(tensor)]
-            if tensor.name:
-                return tensor.name
-        return node._extra("name") if node is not None else None
+            if self.reader.name(tensor):
+                return self.reader.name(tensor)
+        return node.output_name if node is not None else None
 
 
-def _grad_array(tensor: Tensor | None):
-    if tensor is None or tensor._grad is None:
-        return None
-    return tensor._grad._data
+def root_nodes(roots: list, tensors: GraphTensors = AUTOGRADVIZ) -> list[GraphNode]:
+    """The node each root's gradient starts at (roots that need no gradient have none)."""
+    return [tensors.node(t) for t in roots if tensors.requires_grad(t)]
 
 
-def _root_nodes(roots: list[Tensor]) -> list[Node]:
-    return [t._grad_fn if t._grad_fn is not None else t._accumulator() for t in roots if t._requires_grad]
-
-
-def _op_title(node: Node) -> str:
-    """The op with the numbers it used: `* 0.9`, `** 2`, `where 0.5`. A number
-    on the left of an operator symbol is drawn on the left (`2 /` for 2 / x), so
-    that it does not read as x / 2."""
-    before, after = [], []
-    for i, value in enumerate(node._consts or ()):
-        if value is not None and not isinstance(value, np.ndarray):
-            infix_left = i == 0 and not node.op[:1].isalpha()
-            (before if infix_left else after).append(_short(value))
-    kind = type(node).__name__
-    if kind == "PowBackward0":  # x ** 2: the exponent is a parameter, not an input
-        after.append(_short(node.args))
-    elif kind in ("RsubBackward1", "PowBackward2"):  # 2 - x, 2 ** x: the number comes first
-        before.append(_short(node.args[0]))
-    return " ".join([*before, node.op, *after])
-
-
-def _short(value) -> str:
-    from .labels import preview
-
-    return preview(np.asarray(value))
-
-
-def forward_model(roots: list[Tensor], names: Mapping | None, group: Callable | None = None) -> Model:
-    from .labels import preview, shape_and_dtype
-
-    namer = _Namer(roots, names)
+def forward_model(
+    roots: list, names: Mapping | None, group: Callable | None = None, tensors: GraphTensors = AUTOGRADVIZ
+) -> Model:
+    namer = Namer(roots, names, tensors)
     model = Model("forward")
     entity_ids: dict[object, str] = {}
     counters = {"t": 0, "op": 0}
@@ -130,11 +107,12 @@ def forward_model(roots: list[Tensor], names: Mapping | None, group: Callable | 
         counters[prefix] += 1
         return f"{prefix}{counters[prefix] - 1}"
 
-    def tensor_box(key, kind: str, array, tensor: Tensor | None, node: Node | None, group_name=None) -> str:
+    def tensor_box(key, kind: str, array, tensor, node: GraphNode | None, group_name=None) -> str:
         if key in entity_ids:
             return entity_ids[key]
         box_id = entity_ids[key] = new_id("t")
         title = namer.name(tensor, node) or ""
+        grad = None if tensor is None else tensors.grad(tensor)
         model.boxes.append(
             Box(
                 box_id,
@@ -142,25 +120,24 @@ def forward_model(roots: list[Tensor], names: Mapping | None, group: Callable | 
                 title,
                 shape_and_dtype(array) if array is not None else _shape_of_freed(node),
                 preview(array),
-                None if _grad_array(tensor) is None else preview(_grad_array(tensor)),
+                None if grad is None else preview(grad),
                 tensor if tensor is not None else node,
                 group_name,
             )
         )
         return box_id
 
-    order = topological_order(_root_nodes(roots))
+    order = topological_order(root_nodes(roots, tensors))
     for node in reversed(order):  # forward order: inputs before the ops that use them
-        if type(node) is AccumulateGrad:
+        if node.variable is not None:  # a leaf's accumulating node: the leaf is drawn
             leaf = node.variable
             leaf_group = group(node) if group is not None else None
-            tensor_box(("leaf", id(leaf)), "param", leaf._data, leaf, None, leaf_group)
+            tensor_box(("leaf", id(leaf)), "param", tensors.value(leaf), leaf, None, leaf_group)
             continue
         group_name = group(node) if group is not None else None
         inputs = []
-        for i, child in enumerate(node._next):
+        for child, value in zip(node.edges, node.constants):
             if child is None:
-                value = node._consts[i] if node._consts is not None else None
                 if isinstance(value, np.ndarray):  # a constant joins the group of the op using it
                     const = _tensor_with_data(namer, value)
                     key = ("const", id(value))
@@ -169,120 +146,121 @@ def forward_model(roots: list[Tensor], names: Mapping | None, group: Callable | 
                             key, "input", value, const, None, None if const is not None else group_name
                         )
                     )
-            elif type(child) is AccumulateGrad:
+            elif child.variable is not None:
                 leaf = child.variable
-                inputs.append(tensor_box(("leaf", id(leaf)), "param", leaf._data, leaf, None))
+                inputs.append(tensor_box(("leaf", id(leaf)), "param", tensors.value(leaf), leaf, None))
             else:
                 inputs.append(entity_ids[("out", child)])
         op_id = new_id("op")
-        model.boxes.append(Box(op_id, "op", _op_title(node), ref=node, group=group_name))
+        model.boxes.append(Box(op_id, "op", node.label, ref=node, group=group_name))
         model.arrows.extend(Arrow(tail, op_id) for tail in inputs)
         out = namer.tensor_of(node)
         # backward frees the node's copy, not the data of a tensor the learner still holds
-        data = out._data if out is not None else node._output
+        data = tensors.value(out) if out is not None else node.output
         out_id = tensor_box(("out", node), "tensor", data, out, node, group_name)
         model.arrows.append(Arrow(op_id, out_id))
 
     for root in roots:
-        if root._grad_fn is not None:
-            key = ("out", root._grad_fn)
-        elif root._requires_grad:
+        if tensors.grad_fn(root) is not None:
+            key = ("out", tensors.grad_fn(root))
+        elif tensors.requires_grad(root):
             key = ("leaf", id(root))
         else:
-            key = ("const", id(root._data))
+            key = ("const", id(tensors.value(root)))
         if key not in entity_ids:  # a root with no graph: a lone tensor
-            tensor_box(key, "input", root._data, root, None)
+            tensor_box(key, "input", tensors.value(root), root, None)
         for box in model.boxes:
             if box.id == entity_ids[key]:
                 box.kind = "root"
                 box.ref = root
                 box.title = box.title or namer.name(root) or ""
-                if root._grad is not None:
-                    box.grad = preview(root._grad._data)
+                if tensors.grad(root) is not None:
+                    box.grad = preview(tensors.grad(root))
     return model
 
 
-def _tensor_with_data(namer: _Namer, array: np.ndarray) -> Tensor | None:
+def _tensor_with_data(namer: Namer, array: np.ndarray):
     for t in namer.tensors:
-        if t._data is array:
+        if namer.reader.value(t) is array:
             return t
     return None
 
 
-def _shape_of_freed(node: Node | None) -> str:
+def _shape_of_freed(node: GraphNode | None) -> str:
     return "" if node is None else "(freed)"
 
 
 _SOURCE_NAMES = ("self", "other", "third")
 
 
-def _saved_name(node: Node, source, namer: _Namer) -> str:
+def _saved_name(node: GraphNode, source, namer: Namer) -> str:
     """What a saved value is: the op's result, or input i, by its name if known."""
-    if source is OUTPUT:
+    if source == "output":
         return "result"
     if source is None:  # not an input: an index, a mask, im2col columns...
         return "value"
-    child = node._next[source]
+    child = node.edges[source]
     name = None
-    if type(child) is AccumulateGrad:
+    if child is not None and child.variable is not None:
         name = namer.name(child.variable)
     elif child is not None:
         name = namer.name(namer.tensor_of(child), child)
-    elif node._consts is not None and isinstance(node._consts[source], np.ndarray):
-        name = namer.name(_tensor_with_data(namer, node._consts[source]))
+    elif isinstance(node.constants[source], np.ndarray):
+        name = namer.name(_tensor_with_data(namer, node.constants[source]))
     return name or (_SOURCE_NAMES[source] if source < 3 else f"input {source}")
 
 
-def backward_model(roots: list[Tensor], names: Mapping | None, show_saved: bool = False) -> Model:
-    from .labels import preview, shape_and_dtype
-
-    namer = _Namer(roots, names)
+def backward_model(
+    roots: list, names: Mapping | None, show_saved: bool = False, tensors: GraphTensors = AUTOGRADVIZ
+) -> Model:
+    namer = Namer(roots, names, tensors)
     model = Model("backward")
-    order = topological_order(_root_nodes(roots))
+    order = topological_order(root_nodes(roots, tensors))
     fn_ids = {node: f"fn{i}" for i, node in enumerate(order)}
     saved_count = 0
     for i, root in enumerate(roots):
-        if not root._requires_grad:
+        if not tensors.requires_grad(root):
             continue
         root_id = f"r{i}"
+        grad = tensors.grad(root)
         model.boxes.append(
             Box(
                 root_id,
                 "root",
                 namer.name(root) or "",
-                shape_and_dtype(root._data),
-                preview(root._data),
-                None if root._grad is None else preview(root._grad._data),
+                shape_and_dtype(tensors.value(root)),
+                preview(tensors.value(root)),
+                None if grad is None else preview(grad),
                 root,
             )
         )
-        node = root._grad_fn if root._grad_fn is not None else root._accumulator()
-        model.arrows.append(Arrow(root_id, fn_ids[node]))
+        model.arrows.append(Arrow(root_id, fn_ids[tensors.node(root)]))
     for node in order:
         node_id = fn_ids[node]
-        if type(node) is AccumulateGrad:
+        if node.variable is not None:
             leaf = node.variable
-            model.boxes.append(Box(node_id, "accumulate", "AccumulateGrad", ref=node))
+            model.boxes.append(Box(node_id, "accumulate", node.name(), ref=node))
             leaf_id = f"leaf{node_id[2:]}"
+            grad = tensors.grad(leaf)
             model.boxes.append(
                 Box(
                     leaf_id,
                     "param",
                     namer.name(leaf) or "",
-                    shape_and_dtype(leaf._data),
+                    shape_and_dtype(tensors.value(leaf)),
                     None,
-                    None if leaf._grad is None else preview(leaf._grad._data),
+                    None if grad is None else preview(grad),
                     leaf,
                 )
             )
             model.arrows.append(Arrow(node_id, leaf_id, "leaf"))
             continue
         model.boxes.append(Box(node_id, "grad_fn", node.name(), ref=node))
-        for child in node._next:
+        for child in node.edges:
             if child is not None:
                 model.arrows.append(Arrow(node_id, fn_ids[child]))
-        if show_saved and node._saved:
-            for value, source in zip(node._saved, node._saved_sources()):
+        if show_saved:
+            for value, source in node.saved_values:
                 if not isinstance(value, np.ndarray):
                     continue
                 label = _saved_name(node, source, namer)
@@ -371,21 +349,22 @@ def collapse(model: Model) -> Model:
     return Model(model.kind, boxes, arrows, model.hidden)
 
 
-def matches(box: Box, wanted: Iterable) -> bool:
+def matches(box: Box, wanted: Iterable, tensors: GraphTensors = AUTOGRADVIZ) -> bool:
     """Does `box` stand for one of the tensors or nodes to highlight?
 
     A node is drawn as its op (forward) or itself (backward); an AccumulateGrad
     node also lights up its leaf. A tensor is drawn as its own box; one whose
     object the drawing never saw is found through its grad_fn."""
     for item in wanted:
-        if isinstance(item, Node):
-            if box.ref is item and box.kind in ("op", "grad_fn", "accumulate", "group"):
-                return True
-            if type(item) is AccumulateGrad and box.kind == "param" and box.ref is item.variable:
-                return True
-        elif isinstance(item, Tensor):
+        if tensors.is_tensor(item):
             if box.ref is item and box.kind != "op":
                 return True
-            if item._grad_fn is not None and box.ref is item._grad_fn and box.kind in ("tensor", "root"):
+            grad_fn = tensors.grad_fn(item)
+            if grad_fn is not None and box.ref is grad_fn and box.kind in ("tensor", "root"):
+                return True
+        elif isinstance(item, GraphNode):
+            if box.ref is item and box.kind in ("op", "grad_fn", "accumulate", "group"):
+                return True
+            if item.variable is not None and box.kind == "param" and box.ref is item.variable:
                 return True
     return False

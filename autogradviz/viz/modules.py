@@ -9,20 +9,20 @@ found with `named_modules()` from the outermost module seen.
 
 from __future__ import annotations
 
+from ..core.protocol import GraphNode
 from ..engine import topological_order
-from ..node import AccumulateGrad, Node
 
 
-def module_groups(root_nodes: list[Node]) -> dict[Node, str]:
+def module_groups(root_nodes: list[GraphNode]) -> dict[GraphNode, str]:
     """Each backward node -> "features.0 Conv2d(3, 64, k=3)", for nodes made inside a module."""
     order = topological_order(root_nodes)
-    members: dict[int, tuple[object, set[Node]]] = {}
+    members: dict[int, tuple[object, set[GraphNode]]] = {}
     for node in order:
-        for module, starts in node._extra("modules") or ():
+        for module, starts in node.module_calls:
             nodes = members.setdefault(id(module), (module, set()))[1]
             nodes |= _between(node, set(starts), module)
     names = _qualified_names([module for module, _ in members.values()])
-    group: dict[Node, str] = {}
+    group: dict[GraphNode, str] = {}
     # innermost first: a smaller module claims its nodes before the one around it
     for module, nodes in sorted(members.values(), key=lambda entry: len(entry[1])):
         label = f"{names.get(id(module), '')} {short_repr(module)}".strip()
@@ -31,7 +31,7 @@ def module_groups(root_nodes: list[Node]) -> dict[Node, str]:
     return group
 
 
-def _between(output: Node, starts: set[Node], module) -> set[Node]:
+def _between(output: GraphNode, starts: set[GraphNode], module) -> set[GraphNode]:
     """The nodes from `output` back to (not including) the module's inputs; the
     AccumulateGrad nodes of the module's own parameters count as its own."""
     own = {id(p) for p in module.parameters()}
@@ -40,10 +40,10 @@ def _between(output: Node, starts: set[Node], module) -> set[Node]:
         node = stack.pop()
         if node in found or node in starts:
             continue
-        if type(node) is AccumulateGrad and id(node.variable) not in own:
+        if node.variable is not None and id(node.variable) not in own:
             continue
         found.add(node)
-        stack.extend(child for child in node._next if child is not None)
+        stack.extend(child for child in node.edges if child is not None)
     return found
 
 

@@ -19,10 +19,10 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..creation import tensor, zeros_like
-from ..dtypes import float64
+from ..core.creation import tensor, zeros_like
+from ..core.dtypes import float64
+from ..core.tensor import Tensor
 from ..engine import grad
-from ..tensor import Tensor
 
 
 class InlineFigure(Figure):

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import graphviz
 
-from ..node import Node
-from ..tensor import Tensor
+from ..core.protocol import AUTOGRADVIZ, GraphNode, GraphTensors
 from . import dot, model, render
+from .modules import module_groups
 
 KINDS = ("forward", "backward", "both")
 
@@ -64,12 +64,12 @@ class GraphView:
         return {"image/svg+xml": self.svg(), "text/plain": self.summary()}
 
 
-def _roots(roots) -> list[Tensor]:
+def _roots(roots, tensors: GraphTensors) -> list:
     flat: list = []
     for root in roots:
         flat.extend(root if isinstance(root, (list, tuple)) else [root])
     for root in flat:
-        if not isinstance(root, Tensor):
+        if not tensors.is_tensor(root):
             raise TypeError(f"draw: expected tensors to draw, got {type(root).__name__}")
     if not flat:
         raise TypeError("draw: give at least one tensor to draw, for example agv.draw(loss)")
@@ -77,7 +77,7 @@ def _roots(roots) -> list[Tensor]:
 
 
 def draw(
-    *roots: Tensor,
+    *roots,
     kind: str = "forward",
     names: Mapping | None = None,
     show_data: bool = True,
@@ -103,22 +103,23 @@ def draw(
         raise ValueError(f"draw: kind must be one of {', '.join(KINDS)}, not {kind!r}")
     if rankdir not in ("LR", "RL", "TB", "BT"):
         raise ValueError(f"draw: rankdir must be LR, RL, TB or BT, not {rankdir!r}")
-    tensors = _roots(roots)
-    if isinstance(highlight, (Tensor, Node)):  # one item: a tensor iterates over its rows
+    reader: GraphTensors = AUTOGRADVIZ
+    tensors = _roots(roots, reader)
+    if reader.is_tensor(highlight) or isinstance(
+        highlight, GraphNode
+    ):  # one item (a tensor iterates over its rows)
         highlight = [highlight]
     highlight = list(highlight) if highlight is not None else []
     if group == "module":  # box each nn module's ops, named by its place in the model
-        from .modules import module_groups
-
-        group = module_groups(model._root_nodes(tensors)).get
+        group = module_groups(model.root_nodes(tensors, reader)).get
     elif group is not None and not callable(group):
         raise ValueError(f'draw: group must be a function or "module", not {group!r}')
 
     views = []
     if kind in ("forward", "both"):
-        views.append(model.forward_model(tensors, names, group))
+        views.append(model.forward_model(tensors, names, group, reader))
     if kind in ("backward", "both"):
-        views.append(model.backward_model(tensors, names, show_saved))
+        views.append(model.backward_model(tensors, names, show_saved, reader))
     graph = dot.new_digraph(rankdir)
     nodes = edges = hidden = 0
     boxes = []
@@ -132,13 +133,14 @@ def draw(
         nodes, edges, hidden = nodes + len(view.boxes), edges + len(view.arrows), hidden + view.hidden
         prefix = view.kind[0] + "_" if kind == "both" else ""
         boxes.extend((f"agv-{prefix}{box.id}", box) for box in view.boxes)
+        highlighted = {box.id for box in view.boxes if highlight and model.matches(box, highlight, reader)}
         if kind == "both":
             with graph.subgraph(name=f"cluster_{view.kind}") as cluster:
                 title = "forward: values flow →" if view.kind == "forward" else "backward: gradients flow →"
                 cluster.attr(label=title, style="rounded", color="#cccccc", fontsize="13")
-                dot.add_model(cluster, view, prefix, highlight)
+                dot.add_model(cluster, view, prefix, highlighted)
         else:
-            dot.add_model(graph, view, "", highlight)
+            dot.add_model(graph, view, "", highlighted)
     if kind == "both":
         _side_by_side(graph, views)
     if legend:

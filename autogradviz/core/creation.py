@@ -1,9 +1,8 @@
 """Making tensors: `tensor`, `zeros`, `rand`, ... with PyTorch's dtype rules.
 
 Python floats give float32 and Python ints give int64, as in PyTorch. A numpy
-array keeps its dtype. Random numbers come from one generator that
-`manual_seed` resets; it starts from a fixed seed, so a notebook run twice
-prints the same numbers, which nbval needs.
+array keeps its dtype. Random numbers come from the one seeded generator of
+`random.py`.
 """
 
 from __future__ import annotations
@@ -11,59 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes
-from .tensor import Tensor, _make
-
-_DEFAULT_SEED = 0
-_generator = np.random.default_rng(_DEFAULT_SEED)
-
-
-def manual_seed(seed: int) -> None:
-    """Make every random number autogradviz draws from now on reproducible."""
-    global _generator
-    _generator = np.random.default_rng(int(seed))
-
-
-seed = manual_seed
-
-
-def _to_array(data, dtype=None) -> np.ndarray:
-    """A fresh array for `data`, with PyTorch's dtype inference."""
-    if isinstance(data, Tensor):
-        data = data._data
-    if isinstance(data, (np.ndarray, np.generic)):
-        array = np.array(data)
-        if dtype is None:
-            dtypes.from_numpy_dtype(array.dtype)  # refuses float16 with a clear error
-    else:
-        if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
-            data = _untensor(data)
-        array = np.array(data)
-        if dtype is None and array.dtype.kind not in "fiub":
-            raise TypeError(
-                f"can't make a tensor from {type(data).__name__} data of numpy dtype {array.dtype}"
-            )
-        if dtype is None:
-            dtype = dtypes.float32 if array.dtype.kind == "f" else None
-    target = dtypes.to_dtype(dtype) if dtype is not None else dtypes.from_numpy_dtype(array.dtype)
-    if array.dtype != target.numpy:
-        array = array.astype(target.numpy)
-    return array
-
-
-def _flat(data):
-    for x in data:
-        if isinstance(x, (list, tuple)):
-            yield from _flat(x)
-        else:
-            yield x
-
-
-def _untensor(data):
-    if isinstance(data, Tensor):
-        return data._data
-    if isinstance(data, (list, tuple)):
-        return [_untensor(x) for x in data]
-    return data
+from .random import generator
+from .tensor import Tensor, _make, as_array
 
 
 def _finish(array: np.ndarray, requires_grad: bool) -> Tensor:
@@ -82,7 +30,7 @@ def tensor(data, dtype=None, requires_grad: bool = False, stop_gradient: bool | 
         if requires_grad and stop_gradient:
             raise ValueError("requires_grad=True and stop_gradient=True contradict each other")
         requires_grad = not stop_gradient
-    return _finish(_to_array(data, dtype), requires_grad)
+    return _finish(as_array(data, dtype), requires_grad)
 
 
 to_tensor = tensor  # Paddle's name
@@ -124,7 +72,7 @@ def ones(*size, dtype=None, requires_grad: bool = False) -> Tensor:
 
 def full(size, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
     if dtype is None:
-        dtype = _to_array(fill_value).dtype
+        dtype = as_array(fill_value).dtype
     return _finish(np.full(_size((size,)), fill_value, dtypes.to_dtype(dtype).numpy), requires_grad)
 
 
@@ -144,13 +92,13 @@ def _random_floats(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 def rand(*size, dtype=None, requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1)."""
-    return _finish(_random_floats(_generator.random(_size(size)), _float_dtype(dtype)), requires_grad)
+    return _finish(_random_floats(generator().random(_size(size)), _float_dtype(dtype)), requires_grad)
 
 
 def randn(*size, dtype=None, requires_grad: bool = False) -> Tensor:
     """Standard normal."""
     return _finish(
-        _random_floats(_generator.standard_normal(_size(size)), _float_dtype(dtype)), requires_grad
+        _random_floats(generator().standard_normal(_size(size)), _float_dtype(dtype)), requires_grad
     )
 
 
@@ -165,7 +113,7 @@ def randint(
         size = shape
     size = _size((size,))
     target = dtypes.to_dtype(dtype) if dtype is not None else dtypes.int64
-    return _finish(_generator.integers(low, high, size).astype(target.numpy), requires_grad)
+    return _finish(generator().integers(low, high, size).astype(target.numpy), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False) -> Tensor:
@@ -202,8 +150,8 @@ def full_like(t: Tensor, fill_value, dtype=None, requires_grad: bool = False) ->
 
 
 def rand_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(_random_floats(_generator.random(t.shape), _like_dtype(t, dtype)), requires_grad)
+    return _finish(_random_floats(generator().random(t.shape), _like_dtype(t, dtype)), requires_grad)
 
 
 def randn_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(_random_floats(_generator.standard_normal(t.shape), _like_dtype(t, dtype)), requires_grad)
+    return _finish(_random_floats(generator().standard_normal(t.shape), _like_dtype(t, dtype)), requires_grad)

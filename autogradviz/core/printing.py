@@ -221,3 +221,13 @@ def format_tensor(array: np.ndarray, extras: Sequence[str] = ()) -> str:
         body = _render(array, indent, summarize, fmt)
 
     return _add_suffixes(prefix + body, [*suffixes, *extras], indent)
+
+
+def short_number(value) -> str:
+    """One number, briefly, as drawings show it: 0.9, 2, True, 1.235e+05."""
+    value = np.asarray(value).item()
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    return np.format_float_positional(value, precision=4, trim="-") if abs(value) < 1e5 else f"{value:.4g}"

@@ -17,11 +17,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import engine
-from ..node import AccumulateGrad, Node
+from ..core.protocol import GraphNode
 from ..ops import numpy_math
 from ..ops.broadcast import sum_to
-from ..tensor import Tensor
-from .model import _Namer
+from ..viz.model import Namer
 
 
 @dataclass
@@ -29,7 +28,7 @@ class Sent:
     """What one step sent to one input."""
 
     input: int  # which input of the forward op
-    target: Node  # the node that receives it
+    target: GraphNode  # the node that receives it
     target_name: str  # a label for it: the tensor's name, or the node's
     product: np.ndarray  # upstream × local, in the output's shape (before any reduction)
     local: np.ndarray | None  # the local derivative's values, for elementwise ops
@@ -45,10 +44,10 @@ class Step:
     """One node of the walk."""
 
     index: int
-    node: Node
+    node: GraphNode
     upstream: np.ndarray
     sent: list[Sent] = field(default_factory=list)
-    leaf: Tensor | None = None  # for AccumulateGrad: the leaf written
+    leaf: object = None  # for AccumulateGrad: the leaf written
     leaf_before: np.ndarray | None = None
     leaf_after: np.ndarray | None = None
 
@@ -69,16 +68,16 @@ def _copy(x) -> np.ndarray | None:
     return None if x is None else np.array(x, copy=True)
 
 
-def record(root: Tensor, gradient=None, names: Mapping | None = None) -> list[Step]:
-    """Walk backward from `root` without writing any `.grad`, and keep copies of
-    every gradient on the way."""
-    (seed,) = engine._root_grads([root], [] if gradient is None else [gradient], False, "BackwardStepper")
-    namer = _Namer([root], names)
+def record(root, gradient=None, names: Mapping | None = None) -> list[Step]:
+    """Walk backward from `root` (an autogradviz tensor) without writing any
+    `.grad`, and keep copies of every gradient on the way."""
+    (seed,) = engine.root_gradients([root], [] if gradient is None else [gradient], False, "BackwardStepper")
+    namer = Namer([root], names)
     steps: list[Step] = []
     for raw in engine.backward_steps([root], [seed], retain_graph=True, accumulate=False):
         node = raw.node
         step = Step(raw.index, node, _copy(raw.grad))
-        if type(node) is AccumulateGrad:
+        if node.variable is not None:
             step.leaf = node.variable
             step.leaf_before = _copy(raw.leaf_grad_before)
             step.leaf_after = step.upstream if step.leaf_before is None else step.leaf_before + step.upstream
@@ -88,12 +87,12 @@ def record(root: Tensor, gradient=None, names: Mapping | None = None) -> list[St
     return steps
 
 
-def _sent(node: Node, raw: engine.BackwardStep, namer: _Namer) -> list[Sent]:
+def _sent(node: GraphNode, raw: engine.BackwardStep, namer: Namer) -> list[Sent]:
     locals_ = _local_derivatives(node, raw.grad) if node.elementwise else None
     reductions = {r[0]: r for r in raw.reductions or ()}
     merges = {m[0]: m for m in raw.merges or ()}
     out = []
-    for i, child in enumerate(node._next):
+    for i, child in enumerate(node.edges):
         if child is None or raw.sent[i] is None:
             continue
         product = np.asarray(raw.sent[i])
@@ -117,18 +116,19 @@ def _sent(node: Node, raw: engine.BackwardStep, namer: _Namer) -> list[Sent]:
     return out
 
 
-def _local_derivatives(node: Node, upstream) -> tuple | None:
+def _local_derivatives(node, upstream) -> tuple | None:
     """For an elementwise op, the local derivative of each input is its vjp of
-    an upstream of ones: then the step reads `upstream × local = sent`."""
+    an upstream of ones: then the step reads `upstream × local = sent`. (An
+    autogradviz node's own formula, `vjp`, on the values it saved.)"""
     ones = np.ones_like(np.asarray(upstream))
     try:
-        return node.vjp(numpy_math, ones, *node._unpack(False))
+        return node.vjp(numpy_math, ones, *node.unpack_saved())
     except RuntimeError:
         return None
 
 
-def _target_name(child: Node, namer: _Namer) -> str:
-    if type(child) is AccumulateGrad:
+def _target_name(child: GraphNode, namer: Namer) -> str:
+    if child.variable is not None:
         return namer.name(child.variable) or "leaf"
     return namer.name(namer.tensor_of(child), child) or child.name()
 
@@ -137,16 +137,16 @@ def _target_name(child: Node, namer: _Namer) -> str:
 class State:
     """Where every node and tensor stands at one position of the trace."""
 
-    done: list[Node]
-    current: Node | None
-    waiting: dict[Node, np.ndarray]  # gradient received so far, not yet run
-    leaf_grads: dict[Tensor, np.ndarray]  # what .grad would hold, for leaves already written
+    done: list[GraphNode]
+    current: GraphNode | None
+    waiting: dict[GraphNode, np.ndarray]  # gradient received so far, not yet run
+    leaf_grads: dict[object, np.ndarray]  # what .grad would hold, for leaves already written
 
 
-def state_at(steps: list[Step], position: int, root_node: Node, seed: np.ndarray) -> State:
+def state_at(steps: list[Step], position: int, root_node: GraphNode, seed: np.ndarray) -> State:
     """Replay the first `position` steps of the trace."""
-    waiting: dict[Node, np.ndarray] = {root_node: seed}
-    leaf_grads: dict[Tensor, np.ndarray] = {}
+    waiting: dict[GraphNode, np.ndarray] = {root_node: seed}
+    leaf_grads: dict[object, np.ndarray] = {}
     done = []
     for step in steps[:position]:
         waiting.pop(step.node, None)

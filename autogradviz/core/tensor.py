@@ -9,18 +9,20 @@ A tensor holds its values in a numpy array (`.numpy()` shows it). Autograd adds:
   when a value it saved has changed since.
 
 The ops themselves (`+`, `exp`, `sum`, ...) live in `autogradviz.ops`; they are
-attached as methods in `tensor_methods.py`.
+attached as methods in `autogradviz/methods.py`. The node that made a tensor
+(`grad_fn`) is described in `graph.py`, and how an op links its result into
+the graph in `record.py`.
 """
 
 from __future__ import annotations
 
 import warnings
-import weakref
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, views
 from .grad_mode import _state as _grad_state
+from .printing import format_tensor
 
 
 class Tensor:
@@ -29,16 +31,14 @@ class Tensor:
         "_grad_fn",  # Node that made this tensor, or None for a leaf
         "_requires_grad",
         "_grad",  # Tensor or None
-        "_version_box",  # the version counter (see _version_counter); None = version 0
+        "_counter",  # the VersionCounter, shared with views and detach()-ed copies; None = version 0
         "_meta",  # None, or a dict of rarely used extras (see _extra)
         "__weakref__",
     )
 
     def __init__(self, data=(), dtype=None, requires_grad: bool = False):
         # like torch.Tensor(...): the class itself makes float32 tensors by default
-        from .creation import _to_array
-
-        _init(self, _to_array(data, dtype if dtype is not None else dtypes.float32))
+        _init(self, as_array(data, dtype if dtype is not None else dtypes.float32))
         if requires_grad:
             self.requires_grad = True
 
@@ -81,10 +81,8 @@ class Tensor:
 
     @property
     def grad_fn(self):
-        if self._meta is not None:  # a view whose base changed in place: see ops/inplace.py
-            from .node import _refresh_if_view
-
-            _refresh_if_view(self)
+        if self._meta is not None:  # a view whose base changed in place: see views.py
+            views.refresh_if_stale(self)
         return self._grad_fn
 
     @property
@@ -172,9 +170,7 @@ class Tensor:
             if not self._requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return
-        from .node import _retain
-
-        _retain(self._grad_fn, self)
+        self._grad_fn.retain_output(self)
         self._set_extra("retains_grad", True)
 
     @property
@@ -204,8 +200,8 @@ class Tensor:
     @property
     def version(self) -> int:
         """How many in-place ops changed this tensor's data (shared with detach())."""
-        box = self._version_box
-        return 0 if box is None else len(box)
+        counter = self._counter
+        return 0 if counter is None else counter.value
 
     _version = version
 
@@ -283,8 +279,6 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        from .printing import format_tensor
-
         extras = []
         if self._data.dtype not in _DEFAULT_PRINT_DTYPES:
             extras.append(f"dtype={self.dtype!r}")
@@ -334,7 +328,7 @@ class Tensor:
         """The same storage and version counter, outside the graph. Changing it in
         place bumps the shared counter, so backward notices."""
         out = _make(self._data)
-        out._version_box = self._version_counter()
+        out._counter = self.version_counter()
         return out
 
     def detach_(self) -> Tensor:
@@ -344,31 +338,16 @@ class Tensor:
         self._requires_grad = False
         return self
 
-    def _version_counter(self) -> bytearray:
+    def version_counter(self) -> VersionCounter:
         """The counter shared with detach()-ed copies, views, and the nodes that
-        saved this tensor. It is a bytearray whose length is the version: a
-        bytearray holds no references, so the garbage collector never has to
-        walk the many counters of a deep graph."""
-        box = self._version_box
-        if box is None:
-            box = self._version_box = bytearray()
-        return box
+        saved this tensor. Made on first need: most tensors are never changed
+        in place, and None stands for version 0."""
+        if self._counter is None:
+            self._counter = VersionCounter()
+        return self._counter
 
     def _bump_version(self) -> None:
-        self._version_counter().append(0)
-        _inplace_epoch[0] += 1
-
-    def _accumulator(self):
-        """This leaf's AccumulateGrad node: one per leaf, kept alive by the graphs
-        that use it, and only weakly referenced from here."""
-        ref = self._extra("accumulator")
-        node = ref() if ref is not None else None
-        if node is None:
-            from .node import AccumulateGrad
-
-            node = AccumulateGrad(self)
-            self._set_extra("accumulator", weakref.ref(node))
-        return node
+        self.version_counter().value += 1
 
     # -- rarely used extras -----------------------------------------------------------
 
@@ -382,13 +361,20 @@ class Tensor:
         self._meta[key] = value
 
 
-# counts every in-place op anywhere: while it has not moved since a node saved
-# its values, backward can skip checking their version counters one by one
-_inplace_epoch = [0]
+class VersionCounter:
+    """How many times a tensor's data has been changed in place.
+
+    A node that saves a tensor for backward notes the counter's value then;
+    if the value has moved by the time backward needs the tensor, backward
+    raises instead of computing with the new data."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
 
 _DEFAULT_PRINT_DTYPES = (np.dtype("float32"), np.dtype("int64"), np.dtype("bool"))
-
-_new = object.__new__
 
 
 def _init(t: Tensor, data: np.ndarray) -> None:
@@ -396,22 +382,60 @@ def _init(t: Tensor, data: np.ndarray) -> None:
     t._grad_fn = None
     t._requires_grad = False
     t._grad = None
-    t._version_box = None
+    t._counter = None
     t._meta = None
 
 
 def _make(data, grad_fn=None) -> Tensor:
-    """Wrap an array as a tensor without copying: the fast path every op uses."""
-    t = _new(Tensor)
-    if type(data) is not np.ndarray:
-        data = np.asarray(data)
-    t._data = data
-    t._grad_fn = grad_fn
-    t._requires_grad = grad_fn is not None
-    t._grad = None
-    t._version_box = None
-    t._meta = None
+    """Wrap an array as a tensor without copying it (Tensor(...) copies): what
+    every op uses for its result."""
+    t = Tensor.__new__(Tensor)  # skips __init__
+    _init(t, np.asarray(data))
+    if grad_fn is not None:
+        t._grad_fn = grad_fn
+        t._requires_grad = True
     return t
+
+
+def as_array(data, dtype=None) -> np.ndarray:
+    """A fresh array for `data`, with PyTorch's dtype inference: Python floats
+    give float32, Python ints int64, and a numpy array keeps its dtype."""
+    if isinstance(data, Tensor):
+        data = data._data
+    if isinstance(data, (np.ndarray, np.generic)):
+        array = np.array(data)
+        if dtype is None:
+            dtypes.from_numpy_dtype(array.dtype)  # refuses float16 with a clear error
+    else:
+        if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+            data = _untensor(data)
+        array = np.array(data)
+        if dtype is None and array.dtype.kind not in "fiub":
+            raise TypeError(
+                f"can't make a tensor from {type(data).__name__} data of numpy dtype {array.dtype}"
+            )
+        if dtype is None:
+            dtype = dtypes.float32 if array.dtype.kind == "f" else None
+    target = dtypes.to_dtype(dtype) if dtype is not None else dtypes.from_numpy_dtype(array.dtype)
+    if array.dtype != target.numpy:
+        array = array.astype(target.numpy)
+    return array
+
+
+def _flat(data):
+    for x in data:
+        if isinstance(x, (list, tuple)):
+            yield from _flat(x)
+        else:
+            yield x
+
+
+def _untensor(data):
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return [_untensor(x) for x in data]
+    return data
 
 
 def _rebuild(data, requires_grad: bool, grad, meta) -> Tensor:

@@ -23,12 +23,12 @@ import numpy as np
 import traitlets
 
 from .. import engine
-from ..node import AccumulateGrad, Node
-from ..tensor import Tensor, _make
+from ..core.creation import tensor
+from ..core.protocol import AUTOGRADVIZ, GraphNode
+from ..viz.labels import preview
+from ..viz.model import Namer
+from ..viz.view import draw
 from . import trace
-from .labels import preview
-from .model import _Namer
-from .view import draw
 
 _HERE = Path(__file__).parent
 STATES = ("done", "current", "waiting")
@@ -61,7 +61,7 @@ class BackwardStepper(anywidget.AnyWidget):
 
     def __init__(
         self,
-        root: Tensor,
+        root,
         gradient=None,
         names: Mapping | None = None,
         kind: str = "forward",
@@ -69,13 +69,16 @@ class BackwardStepper(anywidget.AnyWidget):
         **draw_options,
     ):
         self._root, self._gradient = root, gradient
+        self._tensors_reader = AUTOGRADVIZ
         self.steps = trace.record(root, gradient, names)
-        self._namer = _Namer([root], names)
-        self._root_node = root._grad_fn if root._grad_fn is not None else root._accumulator()
-        (seed,) = engine._root_grads([root], [] if gradient is None else [gradient], False, "BackwardStepper")
-        self._seed = np.array(seed._data, copy=True)
+        self._namer = Namer([root], names, self._tensors_reader)
+        self._root_node = self._tensors_reader.node(root)
+        (seed,) = engine.root_gradients(
+            [root], [] if gradient is None else [gradient], False, "BackwardStepper"
+        )
+        self._seed = np.array(self._tensors_reader.value(seed), copy=True)
         self._view = draw(root, kind=kind, names=names, **draw_options)
-        self._ids = _svg_ids(self._view.boxes)
+        self._ids = _svg_ids(self._view.boxes, self._tensors_reader)
         self._applied = False
         super().__init__(
             svg=_strip_xml_prolog(self._view.svg()), frames=self._frames(), position=0, quiz=quiz
@@ -118,18 +121,18 @@ class BackwardStepper(anywidget.AnyWidget):
         """The step that has just run, or None at the start."""
         return self.steps[self.position - 1] if self.position else None
 
-    def state(self) -> dict[Tensor, Tensor | None]:
+    def state(self) -> dict:
         """Each tensor of the graph that autogradviz can see (leaves, the root,
         tensors named in `names=`) mapped to its gradient so far: for a leaf,
         what its `.grad` will hold once written; for others, what has arrived."""
         now = trace.state_at(self.steps, self.position, self._root_node, self._seed)
-        result: dict[Tensor, Tensor | None] = {}
-        for tensor, node in self._tensors():
-            if type(node) is AccumulateGrad:
-                value = now.leaf_grads.get(tensor)
+        result = {}
+        for t, node in self._tensors():
+            if node.variable is not None:
+                value = now.leaf_grads.get(t)
             else:
                 value = now.waiting.get(node, self._final_grad(node) if node in now.done else None)
-            result[tensor] = None if value is None else _make(np.array(value, copy=True))
+            result[t] = None if value is None else tensor(np.asarray(value))
         return result
 
     def frame_svg(self, position: int | None = None) -> str:
@@ -184,7 +187,7 @@ class BackwardStepper(anywidget.AnyWidget):
 
     # -- frames -----------------------------------------------------------------
 
-    def _tensors(self) -> list[tuple[Tensor, Node]]:
+    def _tensors(self) -> list[tuple[object, GraphNode]]:
         """(tensor, the node whose gradient is that tensor's), leaves first."""
         seen, out = set(), []
         for step in self.steps:
@@ -193,23 +196,24 @@ class BackwardStepper(anywidget.AnyWidget):
                 out.append((step.leaf, step.node))
         # names=locals() brings every tensor of the notebook: keep only this graph's
         stepped = {step.node for step in self.steps}
-        for tensor in self._namer.tensors:
-            if tensor._grad_fn in stepped and id(tensor) not in seen:
-                seen.add(id(tensor))
-                out.append((tensor, tensor._grad_fn))
+        for t in self._namer.tensors:
+            grad_fn = self._tensors_reader.grad_fn(t)
+            if grad_fn in stepped and id(t) not in seen:
+                seen.add(id(t))
+                out.append((t, grad_fn))
         return out
 
-    def _final_grad(self, node: Node):
+    def _final_grad(self, node: GraphNode):
         for step in self.steps:
             if step.node is node:
                 return step.upstream
         return None
 
     def _label(self, tensor_or_node) -> str:
-        if isinstance(tensor_or_node, Tensor):
+        if self._tensors_reader.is_tensor(tensor_or_node):
             return self._namer.name(tensor_or_node) or "(unnamed)"
         node = tensor_or_node
-        if type(node) is AccumulateGrad:
+        if node.variable is not None:
             return self._namer.name(node.variable) or "leaf"
         return self._namer.name(self._namer.tensor_of(node), node) or f"output of {node.op}"
 
@@ -303,9 +307,9 @@ class BackwardStepper(anywidget.AnyWidget):
     def _table(self, now: trace.State) -> str:
         e = html.escape
         rows = []
-        for tensor, node in self._tensors():
-            if type(node) is AccumulateGrad:
-                value = now.leaf_grads.get(tensor)
+        for t, node in self._tensors():
+            if node.variable is not None:
+                value = now.leaf_grads.get(t)
                 status = "written" if value is not None else ("arriving" if node in now.waiting else "")
                 if value is None and node in now.waiting:
                     value = now.waiting[node]
@@ -316,7 +320,7 @@ class BackwardStepper(anywidget.AnyWidget):
                 status = "so far" if value is not None else ""
             shown = "—" if value is None else preview(value)
             rows.append(
-                f"<tr><td>{e(self._label(tensor))}</td><td><code>{e(shown)}</code></td><td>{e(status)}</td></tr>"
+                f"<tr><td>{e(self._label(t))}</td><td><code>{e(shown)}</code></td><td>{e(status)}</td></tr>"
             )
         return f"<table><tr><th>tensor</th><th>gradient</th><th></th></tr>{''.join(rows)}</table>"
 
@@ -336,21 +340,14 @@ def _quiz(step: trace.Step | None, label) -> dict:
     }
 
 
-def _svg_ids(boxes) -> dict[Node, list[str]]:
+def _svg_ids(boxes, tensors) -> dict[GraphNode, list[str]]:
     """Which drawn boxes stand for each backward node."""
-    ids: dict[Node, list[str]] = {}
+    ids: dict[GraphNode, list[str]] = {}
     for svg_id, box in boxes:
         ref = box.ref
-        if isinstance(ref, Node):
-            ids.setdefault(ref, []).append(svg_id)
-        elif isinstance(ref, Tensor):
-            node = (
-                ref._grad_fn
-                if ref._grad_fn is not None
-                else (ref._accumulator() if ref._requires_grad else None)
-            )
-            if node is not None:
-                ids.setdefault(node, []).append(svg_id)
+        node = tensors.node(ref) if tensors.is_tensor(ref) else ref
+        if node is not None:
+            ids.setdefault(node, []).append(svg_id)
     return ids
 
 

@@ -34,7 +34,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 VANISHING = 1e-7  # a layer whose gradient norm is below this barely learns
 EXPLODING = 1e3  # above this (or inf/nan), one step can throw the weights far away

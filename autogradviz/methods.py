@@ -6,8 +6,9 @@ operators (`+`, `@`, `x[i]`, ...) that Python maps to them.
 
 from __future__ import annotations
 
-from . import dtypes, engine, ops
-from .tensor import Tensor
+from . import engine, ops
+from .core import dtypes
+from .core.tensor import Tensor
 
 _SAME_NAME = """
     add sub mul div pow neg matmul abs exp log sqrt sin cos tanh sigmoid relu clamp clip

@@ -1,0 +1,19 @@
+"""Jupyter widgets: the backward stepper and the training monitor.
+
+Reading order:
+
+1. `trace.py`: one real backward, recorded step by step by the engine's own
+   walk (`agv.backward_steps`), writing no `.grad`;
+2. `stepper.py`: `BackwardStepper`, every position of that trace as a frame
+   (the drawing's node states, the panel, the gradient table, the quiz);
+   `stepper.js` and `stepper.css` show the frames in the browser;
+3. `monitor.py`: `TrainingMonitor`, a live loss curve and per-layer gradient norms.
+
+Like the drawings, the widgets read a graph only through the graph API of
+`core/protocol.py`.
+"""
+
+from .monitor import TrainingMonitor
+from .stepper import BackwardStepper
+
+__all__ = ["BackwardStepper", "TrainingMonitor"]
