@@ -24,7 +24,7 @@ import numpy as np
 
 from . import views
 from .grad_mode import _state as _grad_mode
-from .graph import OUTPUT, Node, grad_node
+from .graph import OUTPUT, Node, accumulator_of
 from .tensor import Tensor, _make
 
 
@@ -36,19 +36,33 @@ def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
     values (an index, a mask), or OUTPUT for the op's own result. `args` are
     the op's parameters (a dim, an exponent), kept on the node as they are.
     """
-    out = _make(np.asarray(data))  # numpy gives scalars, not arrays, for 0-d results
-    if not _grad_mode.enabled or out._data.dtype.kind != "f":
+    out = _make(data)
+    result = out._data
+    if not _grad_mode.enabled or result.dtype.kind != "f":
         return out
+    edges = []  # per input: the node its gradient goes to, or None
+    constants = []  # per input: its value if it has no edge (drawings show it), else None
+    keep_facts = False  # will the engine need the inputs' shapes and dtypes?
     for t in inputs:
-        if type(t) is Tensor:
-            views.refresh_if_stale(t)
-    edges = tuple(_edge(t) for t in inputs)
+        edge = _edge(t)
+        edges.append(edge)
+        if type(t) is not Tensor:  # a plain number
+            constants.append(t)
+            continue
+        constants.append(None if edge is not None else t._data)
+        if _gradient_needs_fixing(node_class, t._data, result):
+            keep_facts = True
     if not any(edges):
         return out
     node = node_class(
-        edges, _constants(inputs, edges), _input_facts(node_class, inputs, out._data), out._data, args
+        tuple(edges),
+        tuple(constants) if None in edges else None,  # None: no constants, as for most ops
+        _shapes_and_dtypes(inputs) if keep_facts else None,
+        result,
+        args,
     )
-    node._saved, node._checks = _saved_and_checks(saved, inputs, out)
+    if saved:
+        node._saved, node._checks = _saved_and_checks(saved, inputs, out)
     out._grad_fn = node
     out._requires_grad = True
     return out
@@ -56,36 +70,26 @@ def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
 
 def _edge(t) -> Node | None:
     """Where input t's gradient goes; None for a number or a tensor that needs none."""
-    if type(t) is Tensor and t._requires_grad:
-        return grad_node(t)
-    return None
-
-
-def _constants(inputs, edges: tuple) -> tuple | None:
-    """The value of each input without an edge (drawings show it); None when
-    every input has one, as for most ops."""
-    if all(edges):
+    if type(t) is not Tensor:
         return None
-    return tuple(None if edge is not None else _value(t) for t, edge in zip(inputs, edges))
+    if t._meta is not None:  # only a tensor with extras can be a view, and so stale
+        views.refresh_if_stale(t)
+    if not t._requires_grad:
+        return None
+    return t._grad_fn or accumulator_of(t)  # the node that made t; for a leaf, its AccumulateGrad
 
 
-def _value(x):
-    return x._data if type(x) is Tensor else x
+def _gradient_needs_fixing(node_class: type[Node], data: np.ndarray, result: np.ndarray) -> bool:
+    """Will this input's gradient need the engine's help? It is cast back when
+    the input's dtype differs from the result's, and summed back down when a
+    broadcasting op gave the result another shape. (numpy's dtypes are one
+    object per dtype, so `is not` is the quick test; a false alarm only keeps
+    facts that turn out not to be needed.)"""
+    return data.dtype is not result.dtype or (node_class.broadcasts and data.shape != result.shape)
 
 
-def _input_facts(node_class: type[Node], inputs, out: np.ndarray) -> tuple | None:
-    """(shape, dtype) of each input, kept only when the engine will need them:
-    when an input's dtype differs from the result's (its gradient is cast
-    back), or when a broadcasting op's input has another shape (its gradient
-    is summed back down). None otherwise, as for most ops."""
-    facts = tuple((t._data.shape, t._data.dtype) if type(t) is Tensor else None for t in inputs)
-    for fact in facts:
-        if fact is None:
-            continue
-        shape, dtype = fact
-        if dtype != out.dtype or (node_class.broadcasts and shape != out.shape):
-            return facts
-    return None
+def _shapes_and_dtypes(inputs) -> tuple:
+    return tuple((t._data.shape, t._data.dtype) if type(t) is Tensor else None for t in inputs)
 
 
 def _saved_and_checks(saved, inputs, out: Tensor) -> tuple[tuple, tuple]:
@@ -98,7 +102,7 @@ def _saved_and_checks(saved, inputs, out: Tensor) -> tuple[tuple, tuple]:
         if type(item) is Tensor:
             # which input it is; None for a tensor that is not an input (where's
             # condition): it gets no gradient, but its version is checked all the same
-            source = next((i for i, t in enumerate(inputs) if t is item), None)
+            source = _position_of(item, inputs)
             counter = item.version_counter()
             checks.append((len(values), source, counter, counter.value))
             values.append(item._data)
@@ -109,3 +113,10 @@ def _saved_and_checks(saved, inputs, out: Tensor) -> tuple[tuple, tuple]:
         else:
             values.append(item)
     return tuple(values), tuple(checks)
+
+
+def _position_of(item, inputs) -> int | None:
+    for i, t in enumerate(inputs):
+        if t is item:
+            return i
+    return None

@@ -390,10 +390,12 @@ def _make(data, grad_fn=None) -> Tensor:
     """Wrap an array as a tensor without copying it (Tensor(...) copies): what
     every op uses for its result."""
     t = Tensor.__new__(Tensor)  # skips __init__
-    _init(t, np.asarray(data))
-    if grad_fn is not None:
-        t._grad_fn = grad_fn
-        t._requires_grad = True
+    t._data = np.asarray(data)  # numpy gives scalars, not arrays, for 0-d results
+    t._grad_fn = grad_fn
+    t._requires_grad = grad_fn is not None
+    t._grad = None
+    t._counter = None
+    t._meta = None
     return t
 
 
