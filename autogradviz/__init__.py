@@ -47,7 +47,7 @@ from .core.printing import set_printoptions
 from .core.random import manual_seed, seed
 from .core.tensor import Tensor
 from .engine import BackwardStep, backward_steps, grad, topological_order
-from .gradcheck import GradcheckError, gradcheck
+from .finite_differences import GradcheckError, gradcheck
 from .ops import *  # noqa: F403
 from .ops.reductions import ValuesIndices
 from .serialization import load, save

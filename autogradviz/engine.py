@@ -63,7 +63,7 @@ def _dependencies(roots: Sequence[Node]) -> dict[Node, int]:
     dependencies: dict[Node, int] = dict.fromkeys(roots, 0)
     stack = list(dependencies)
     while stack:
-        for child in stack.pop()._edges:
+        for child in stack.pop().edges:
             if child is None:
                 continue
             if child in dependencies:
@@ -173,7 +173,7 @@ def backward_steps(
             continue
         if targets:
             _capture(targets, node, g, captured)
-        if needed is not None and not any(child in needed for child in node._edges):
+        if needed is not None and not any(child in needed for child in node.edges):
             _release(node, dependencies, ready)
             continue  # agv.grad: nothing below this node was asked for
 
@@ -213,7 +213,7 @@ def _send(node: Node, g, grads, xp, waiting: dict, dependencies: dict, ready: li
     the places where paths met and two gradients were added."""
     reductions = merges = None
     facts = node._input_facts
-    for i, child in enumerate(node._edges):
+    for i, child in enumerate(node.edges):
         if child is None:
             continue
         dependencies[child] -= 1
@@ -250,7 +250,7 @@ def _capture(targets: dict, node: Node, g, captured: list) -> None:
 
 def _release(node: Node, dependencies: dict, ready: list) -> None:
     """A node that does not run still counts as done for the nodes it feeds."""
-    for child in node._edges:
+    for child in node.edges:
         if child is not None:
             dependencies[child] -= 1
             if dependencies[child] == 0:
@@ -282,7 +282,7 @@ def _nodes_leading_to(order: list[Node], targets: dict[Node, list[int]]) -> set[
     """The nodes from which some target can be reached: only they need to run."""
     needed = set(targets)
     for node in reversed(order):
-        if node not in needed and any(child in needed for child in node._edges):
+        if node not in needed and any(child in needed for child in node.edges):
             needed.add(node)
     return needed
 

@@ -67,6 +67,10 @@ class Node:
     rules: tuple[str, ...] = ()
     # the forward op this node reverses, as a learner would write it
     op: str = ""
+    # None means PyTorch records a node of the same name for this op; otherwise, text saying
+    # what PyTorch records instead (or in which cases), or "— (autogradviz only: why)".
+    # docs/formula_sheet.md shows it; a subclass of a class that sets it must set its own
+    torch_name: str | None = None
     # True when each output element depends only on the same element of each
     # input: then "upstream × local derivative" is an elementwise product, and
     # the stepper can show the local derivative's values

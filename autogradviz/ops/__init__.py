@@ -1,5 +1,22 @@
-"""The differentiable ops, grouped as a formula sheet: each forward function
-sits next to the backward node that differentiates it."""
+"""The differentiable ops: the formula sheet. Each forward function sits next
+to the backward node that differentiates it, whose `vjp` returns "upstream
+gradient × local derivative" for each input; every forward ends with
+`record()` (core/record.py). docs/formula_sheet.md lists them all.
+
+Reading order:
+
+1. `arithmetic.py`: + - * / ** @: the first formulas to read;
+2. `broadcast.py`: `sum_to`, the one helper that undoes broadcasting;
+3. `pointwise.py`: exp, log, sin, tanh, sigmoid, relu, clamp, where, ...;
+4. `reductions.py`: sum, mean, var, max, softmax, log_softmax, ...;
+5. `shape.py`: reshape, transpose, expand, indexing, cat, stack;
+6. `inplace.py`: add_, mul_, x[i] = v, and how they rebase a tensor's history;
+7. `compare.py`: comparisons, whose results carry no gradient;
+8. `numpy_math.py` and `tensor_math.py`: the two array namespaces (`xp`) a
+   `vjp` computes with: numpy for a plain backward, autogradviz's own ops
+   when create_graph=True records the backward pass too;
+9. `_operands.py`: turning arguments into arrays, with PyTorch's type promotion.
+"""
 
 from .arithmetic import add, div, matmul, mul, neg, pow, rsub, sub
 from .compare import (

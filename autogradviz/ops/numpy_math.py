@@ -25,11 +25,11 @@ def step(x):
 
 
 def sum(x, dim, keepdim=False):  # noqa: A001 - the name formulas use
-    return np.sum(x, axis=dim, keepdims=keepdim)
+    return x.sum(axis=dim, keepdims=keepdim)
 
 
 def mean(x, dim, keepdim=False):
-    return np.mean(x, axis=dim, keepdims=keepdim)
+    return x.mean(axis=dim, keepdims=keepdim)
 
 
 def reshape(x, shape):

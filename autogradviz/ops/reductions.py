@@ -233,7 +233,7 @@ def min(a, dim=None, keepdim: bool = False):  # noqa: A001
 
 # softmax, log_softmax, logsumexp (numerically stable: subtract the max first) ------------------
 def _shifted(x: np.ndarray, axis: int) -> np.ndarray:
-    return x - np.max(x, axis=axis, keepdims=True) if x.size else x
+    return x - x.max(axis=axis, keepdims=True) if x.size else x
 
 
 class SoftmaxBackward0(Node):
@@ -251,7 +251,7 @@ def softmax(a, dim: int = -1):
         return softmax(a.reshape(1), 0).reshape(())
     (axis,) = _axes(dim, a.ndim)
     e = np.exp(_shifted(float_data(a), axis))
-    out = e / np.sum(e, axis=axis, keepdims=True)
+    out = e / e.sum(axis=axis, keepdims=True)
     return record(SoftmaxBackward0, out, (a,), saved=(OUTPUT,), args=(axis,))
 
 
@@ -270,7 +270,7 @@ def log_softmax(a, dim: int = -1):
         return log_softmax(a.reshape(1), 0).reshape(())
     (axis,) = _axes(dim, a.ndim)
     z = _shifted(float_data(a), axis)
-    out = z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+    out = z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
     return record(LogSoftmaxBackward0, out, (a,), saved=(OUTPUT,), args=(axis,))
 
 
