@@ -21,7 +21,6 @@ import warnings
 import numpy as np
 
 from . import dtypes, views
-from .grad_mode import _state as _grad_state
 from .printing import format_tensor
 
 
@@ -377,10 +376,10 @@ class VersionCounter:
 _DEFAULT_PRINT_DTYPES = (np.dtype("float32"), np.dtype("int64"), np.dtype("bool"))
 
 
-def _init(t: Tensor, data: np.ndarray) -> None:
+def _init(t: Tensor, data: np.ndarray, grad_fn=None) -> None:
     t._data = data
-    t._grad_fn = None
-    t._requires_grad = False
+    t._grad_fn = grad_fn
+    t._requires_grad = grad_fn is not None
     t._grad = None
     t._counter = None
     t._meta = None
@@ -390,12 +389,7 @@ def _make(data, grad_fn=None) -> Tensor:
     """Wrap an array as a tensor without copying it (Tensor(...) copies): what
     every op uses for its result."""
     t = Tensor.__new__(Tensor)  # skips __init__
-    t._data = np.asarray(data)  # numpy gives scalars, not arrays, for 0-d results
-    t._grad_fn = grad_fn
-    t._requires_grad = grad_fn is not None
-    t._grad = None
-    t._counter = None
-    t._meta = None
+    _init(t, np.asarray(data), grad_fn)  # numpy gives scalars, not arrays, for 0-d results
     return t
 
 
@@ -447,10 +441,6 @@ def _rebuild(data, requires_grad: bool, grad, meta) -> Tensor:
         t._grad = _make(np.asarray(grad))
     t._meta = dict(meta) if meta else None
     return t
-
-
-def _grad_enabled() -> bool:
-    return _grad_state.enabled
 
 
 class _HookHandle:

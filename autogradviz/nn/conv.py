@@ -410,6 +410,7 @@ class AdaptiveAvgPool2DBackward0(Node):
     __slots__ = ()
     op = "adaptive_avg_pool2d"
     rules = ("y = A_h x A_wᵀ, so ∂/∂x = A_hᵀ g A_w: each pixel gets g / (bin size) from its bins",)
+    torch_name = "AdaptiveAvgPool2DBackward0; for output size 1×1: MeanBackward1"
 
     def vjp(self, xp, g):
         rows, cols = self.args

@@ -116,6 +116,10 @@ class LinearBackward0(Node):
     __slots__ = ()
     op = "linear"
     rules = ("∂(xWᵀ + b)/∂x = g W", "∂(xWᵀ + b)/∂W = gᵀ x", "∂(xWᵀ + b)/∂b = Σ g over the rows")
+    torch_name = (
+        "— (autogradviz only: for 2-D input PyTorch records AddmmBackward0 (MmBackward0 without bias), "
+        "with TBackward0 for the weight's transpose; other inputs add views)"
+    )
 
     def vjp(self, xp, g, x, weight):
         # any leading (batch) dims act as rows of one matrix

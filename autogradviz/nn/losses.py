@@ -41,6 +41,7 @@ class NllLossBackward0(Node):
     __slots__ = ()
     op = "nll_loss"
     rules = ("∂ℓ/∂(log p)[n, c] = -w[c]·g (÷ Σw for the mean) where c is sample n's target, 0 elsewhere",)
+    torch_name = "NllLossBackward0; for input with extra dims (N, C, d₁, …): NllLoss2DBackward0, with views"
 
     def vjp(self, xp, g):
         shape, index, coefficient = self.args
@@ -184,8 +185,8 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
     elementwise = True
     op = "binary_cross_entropy_with_logits"
     rules = (
-        "∂ℓ/∂x = σ(x) - y (with pos_weight w: (1 + (w - 1)y)·σ(x) - w·y)",
-        "∂ℓ/∂y = -x (+ (w - 1)·softplus(-x))",
+        "∂ℓ/∂x = σ(x) - y; with pos_weight w: (1 + (w - 1)·y)·σ(x) - w·y",
+        "∂ℓ/∂y = -x; with pos_weight w: (w - 1)·softplus(-x) - x",
     )
 
     def vjp(self, xp, g, x, y):

@@ -69,6 +69,7 @@ class DivBackward0(Node):
     elementwise = True
     op, broadcasts = "/", True
     rules = ("∂(a/b)/∂a = 1/b", "∂(a/b)/∂b = -a/b²")
+    torch_name = "DivBackward0; for k / b, k a number: MulBackward0 over ReciprocalBackward0"
 
     def vjp(self, xp, g, a, b):
         return (g / b if self.needs(0) else None), (-g * a / (b * b) if self.needs(1) else None)
@@ -187,6 +188,10 @@ class MatmulBackward0(Node):
     __slots__ = ()
     op, broadcasts = "@", True
     rules = ("∂(a@b)/∂a = g @ bᵀ", "∂(a@b)/∂b = aᵀ @ g")
+    torch_name = (
+        "— (autogradviz only: for shapes other than mm, mv and dot, PyTorch's matmul records the ops "
+        "it is made of, e.g. UnsafeViewBackward0 over BmmBackward0)"
+    )
 
     def vjp(self, xp, g, a, b):
         # a is kept only when b needs a gradient, and b only when a does
@@ -218,14 +223,17 @@ class MmBackward0(MatmulBackward0):
     """PyTorch's name for matrix @ matrix; Mv: matrix @ vector; Dot: vector @ vector."""
 
     __slots__ = ()
+    torch_name = None  # PyTorch's own name (MatmulBackward0's note is not about these)
 
 
 class MvBackward0(MatmulBackward0):
     __slots__ = ()
+    torch_name = None  # PyTorch's own name (MatmulBackward0's note is not about these)
 
 
 class DotBackward0(MatmulBackward0):
     __slots__ = ()
+    torch_name = None  # PyTorch's own name (MatmulBackward0's note is not about these)
 
 
 _MATMUL_NODES = {(2, 2): MmBackward0, (2, 1): MvBackward0, (1, 1): DotBackward0}

@@ -181,6 +181,7 @@ def clamp_(t, min=None, max=None):  # noqa: A002
 class FillBackward0(Node):
     __slots__ = ()
     op, rules = "fill_", ("the old value was overwritten: its gradient is 0",)
+    torch_name = "FillBackward2 (fill_ with a number), FillBackward3 (with a tensor), ZeroBackward0 (zero_)"
 
     def vjp(self, xp, g):
         return (g * 0,)
@@ -200,11 +201,13 @@ def zero_(t):
 class NormalBackward0(FillBackward0):
     __slots__ = ()
     op = "normal_"
+    torch_name = None  # PyTorch's own name (FillBackward0's note is not about normal_)
 
 
 class UniformBackward0(FillBackward0):
     __slots__ = ()
     op = "uniform_"
+    torch_name = None
 
 
 def normal_(t, mean: float = 0.0, std: float = 1.0):
@@ -257,6 +260,10 @@ class IndexPutBackward0(Node):
     __slots__ = ()
     op, broadcasts = "[ ]=", True
     rules = ("0 at the overwritten positions, g elsewhere", "g at the written positions")
+    torch_name = (
+        "IndexPutBackward0 for an index of tensors, lists or masks only; with an int or a slice in it: "
+        "CopySlices; for x[...] = v: CopyBackwards"
+    )
 
     def vjp(self, xp, g, written, index, *index_tensors):
         return xp.where(written, 0.0, g), xp.getitem(g, index)

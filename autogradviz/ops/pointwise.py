@@ -258,7 +258,7 @@ class WhereBackward0(Node):
     __slots__ = ()
     elementwise = True
     op, broadcasts = "where", True
-    rules = ("g where cond, else 0", "g where not cond, else 0")
+    rules = ("∂/∂a = 1 where cond, else 0", "∂/∂b = 1 where not cond, else 0")
 
     def vjp(self, xp, g, cond):
         # the condition gets no gradient: it is saved, not an input
@@ -298,7 +298,7 @@ def clone(a):
 class ToCopyBackward0(Node):
     __slots__ = ()
     elementwise = True
-    op, rules = "to(dtype)", ("the same gradient, back in the input's dtype",)
+    op, rules = "to(dtype)", ("∂to(a, dtype)/∂a = 1, back in a's dtype",)
 
     def vjp(self, xp, g):
         return (xp.to(g, self.args),)

@@ -46,6 +46,7 @@ def _dim(dim: int, ndim: int) -> int:
 class ViewBackward0(Node):
     __slots__ = ()
     op, rules = "reshape", ("same values, original shape: g.reshape(a.shape)",)
+    torch_name = "ViewBackward0; for t() of a 0-D or 1-D tensor: TBackward0"
 
     def vjp(self, xp, g):
         return (xp.reshape(g, self.args),)
@@ -56,21 +57,25 @@ class SqueezeBackward0(ViewBackward0):
 
     __slots__ = ()
     op = "squeeze"
+    torch_name = None  # PyTorch's own name (ViewBackward0's note is not about squeeze)
 
 
 class SqueezeBackward1(SqueezeBackward0):
     __slots__ = ()
+    torch_name = "SqueezeBackward1; for a tuple of dims: SqueezeBackward2"
 
 
 class UnsqueezeBackward0(ViewBackward0):
     __slots__ = ()
     op = "unsqueeze"
+    torch_name = None
 
 
 class UnsafeViewBackward0(ViewBackward0):
     """reshape() that had to copy (after a transpose, say): PyTorch's name."""
 
     __slots__ = ()
+    torch_name = None
 
 
 def reshape(a, *shape):
@@ -300,6 +305,9 @@ class AliasBackward0(SliceBackward0):
     """x[...], x[None]: a view that picks every value."""
 
     __slots__ = ()
+    torch_name = (
+        "AliasBackward0 for x[...]; for an index ending in None (x[None], x[:, None]): UnsqueezeBackward0"
+    )
 
 
 class IndexBackward0(Node):
@@ -394,6 +402,10 @@ class IndexIntoZerosBackward0(Node):
 
     __slots__ = ()
     op, rules = "index_into_zeros", ("read g back at the same positions",)
+    torch_name = (
+        "— (autogradviz only: the create_graph backward of indexing, embedding and nll_loss, where "
+        "PyTorch records e.g. SliceBackwardBackward0, IndexPutImplBackward0)"
+    )
 
     def vjp(self, xp, g):
         _, index = self.args
@@ -469,6 +481,7 @@ class AddNBackward0(Node):
     elementwise = True
     op, broadcasts = "add_n", True
     rules = ("∂(a₁+…+aₙ)/∂aᵢ = 1",)
+    torch_name = "— (autogradviz only: Paddle's add_n; PyTorch has none, and a + b + c records AddBackward0s)"
 
     def vjp(self, xp, g):
         return (g,) * self.args
