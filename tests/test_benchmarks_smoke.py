@@ -95,4 +95,6 @@ def test_main_prints_the_table(bench):
     assert [r["unit"] for r in rows] == ["us/op", "ms/step", "s total"]
     for r in rows:
         assert r["times"]["autogradviz"] > 0 and r["times"]["numpy"] > 0
-    assert "agv/torch" in text and "agv/numpy" in text and "<= 1.25x numpy" in text and "<= 1.00x torch" in text
+    assert (
+        "agv/torch" in text and "agv/numpy" in text and "<= 1.25x numpy" in text and "<= 1.00x torch" in text
+    )
