@@ -26,11 +26,14 @@ def _axes(dim, ndim: int) -> tuple[int, ...]:
     dims = (dim,) if isinstance(dim, int) else tuple(dim or ())
     if not dims:
         return tuple(range(ndim))
+    # a 0-d tensor accepts dim 0 or -1. (Not max(ndim, 1): in this module, max is
+    # the tensor op defined below, not Python's builtin.)
+    bound = ndim if ndim > 0 else 1
     out = []
     for d in dims:
-        if not -max(ndim, 1) <= d < max(ndim, 1):
+        if not -bound <= d < bound:
             raise IndexError(
-                f"Dimension out of range (expected to be in range of [{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {d})"
+                f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], but got {d})"
             )
         if ndim:  # a 0-d tensor accepts dim 0 or -1, and has no axis to reduce
             out.append(d % ndim)
