@@ -14,7 +14,7 @@ from pathlib import Path
 
 import autogradviz
 import autogradviz.nn  # noqa: F401 - defines the nn nodes (linear, conv, losses)
-from autogradviz.core.graph import Node
+from autogradviz.core.graph import Node, node_classes
 
 ROOT = Path(__file__).resolve().parents[1]
 SHEET = ROOT / "docs" / "formula_sheet.md"
@@ -46,17 +46,6 @@ local derivative of each input (`rules`), the text the stepper shows. In a rule,
 gradient arriving from the output. The rules of elementwise nodes are checked against their
 backward formulas by `tests/test_rules_match_vjp.py`.
 """
-
-
-def node_classes() -> list[type[Node]]:
-    """Every subclass of Node, at any depth."""
-    found, todo = [], [Node]
-    while todo:
-        for sub in todo.pop().__subclasses__():
-            if sub not in found:
-                found.append(sub)
-                todo.append(sub)
-    return found
 
 
 def source_file(cls: type) -> str:

@@ -30,7 +30,7 @@ import pytest
 
 import autogradviz as agv
 import autogradviz.nn.functional as F
-from autogradviz.core.graph import Node
+from autogradviz.core.graph import Node, node_classes
 from autogradviz.ops import numpy_math
 
 # -- the translator: rule text -> numpy expression -------------------------------------------------
@@ -480,16 +480,6 @@ CASES = {
     "BinaryCrossEntropyBackward0": bce_cases,
     "BinaryCrossEntropyWithLogitsBackward0": bce_logits_cases,
 }
-
-
-def node_classes() -> list[type[Node]]:
-    found, todo = [], [Node]
-    while todo:
-        for sub in todo.pop().__subclasses__():
-            if sub not in found:
-                found.append(sub)
-                todo.append(sub)
-    return found
 
 
 ELEMENTWISE = sorted(cls.__name__ for cls in node_classes() if cls.elementwise)

@@ -277,6 +277,18 @@ class AccumulateGrad(Node):
         return ()
 
 
+def node_classes() -> list[type[Node]]:
+    """Every subclass of Node defined so far, at any depth (the formula sheet
+    lists them; import autogradviz.nn first to include its layers' nodes)."""
+    found, todo = [], [Node]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in found:
+                found.append(sub)
+                todo.append(sub)
+    return found
+
+
 def accumulator_of(leaf: Tensor) -> AccumulateGrad:
     """The leaf's AccumulateGrad node: one per leaf, kept alive by the graphs
     that use it, and only weakly referenced from the leaf."""
