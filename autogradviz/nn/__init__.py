@@ -7,6 +7,17 @@ import autogradviz.nn.functional as F
 model = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 2))
 loss = F.cross_entropy(model(x), labels)
 loss.backward()
+
+Reading order:
+
+1. `functional.py`: the ops of a network (linear, relu, dropout, embedding),
+   with `conv.py` (conv2d and pooling, im2col) and `losses.py` (cross_entropy,
+   nll_loss, the binary losses, mse_loss): formulas, like autogradviz/ops;
+2. `parameter.py`: `Parameter`, a leaf tensor that a Module registers;
+3. `module.py`: `Module` (parameters, state_dict, train/eval, the notes that
+   `draw(group="module")` reads), `Sequential`, `ModuleList`;
+4. `layers.py` and `loss_modules.py`: the layers as Modules; `init.py`, their
+   PyTorch-default initialisation; `utils.py`, gradient clipping.
 """
 
 from . import functional, init, utils
