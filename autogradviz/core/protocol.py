@@ -130,3 +130,15 @@ class AutogradvizTensors:
 
 
 AUTOGRADVIZ = AutogradvizTensors()
+
+# The readers the drawings know, tried in order. An adapter for another
+# library's graph appends its own (autogradviz itself never imports that library).
+READERS: list[GraphTensors] = [AUTOGRADVIZ]
+
+
+def reader_for(value) -> GraphTensors | None:
+    """The reader for a tensor of any known library, or None."""
+    for reader in READERS:
+        if reader.is_tensor(value):
+            return reader
+    return None

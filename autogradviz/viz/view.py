@@ -7,7 +7,7 @@ from pathlib import Path
 
 import graphviz
 
-from ..core.protocol import AUTOGRADVIZ, GraphNode, GraphTensors
+from ..core.protocol import AUTOGRADVIZ, GraphNode, GraphTensors, reader_for
 from . import dot, model, render
 from .modules import module_groups
 
@@ -64,16 +64,18 @@ class GraphView:
         return {"image/svg+xml": self.svg(), "text/plain": self.summary()}
 
 
-def _roots(roots, tensors: GraphTensors) -> list:
+def _roots(roots) -> tuple[list, GraphTensors]:
+    """The tensors to draw, flattened, and the reader for their library."""
     flat: list = []
     for root in roots:
         flat.extend(root if isinstance(root, (list, tuple)) else [root])
-    for root in flat:
-        if not tensors.is_tensor(root):
-            raise TypeError(f"draw: expected tensors to draw, got {type(root).__name__}")
     if not flat:
         raise TypeError("draw: give at least one tensor to draw, for example agv.draw(loss)")
-    return flat
+    reader = reader_for(flat[0]) or AUTOGRADVIZ
+    for root in flat:
+        if not reader.is_tensor(root):
+            raise TypeError(f"draw: expected tensors to draw, got {type(root).__name__}")
+    return flat, reader
 
 
 def draw(
@@ -103,11 +105,9 @@ def draw(
         raise ValueError(f"draw: kind must be one of {', '.join(KINDS)}, not {kind!r}")
     if rankdir not in ("LR", "RL", "TB", "BT"):
         raise ValueError(f"draw: rankdir must be LR, RL, TB or BT, not {rankdir!r}")
-    reader: GraphTensors = AUTOGRADVIZ
-    tensors = _roots(roots, reader)
-    if reader.is_tensor(highlight) or isinstance(
-        highlight, GraphNode
-    ):  # one item (a tensor iterates over its rows)
+    tensors, reader = _roots(roots)
+    # one item (a tensor would otherwise be iterated over, row by row)
+    if reader.is_tensor(highlight) or isinstance(highlight, GraphNode):
         highlight = [highlight]
     highlight = list(highlight) if highlight is not None else []
     if group == "module":  # box each nn module's ops, named by its place in the model
