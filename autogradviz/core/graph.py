@@ -220,6 +220,20 @@ class Node:
             return edge.variable
         return _make(array, edge)
 
+    def output_now_lives_in(self, tensor: Tensor) -> None:
+        """An in-place op (relu_, sigmoid_, ...) writes its result into `tensor`.
+        What this node saved of its output is now that tensor's data, checked
+        against that tensor's version counter: changing it again before
+        backward then raises, as in PyTorch, instead of going unnoticed."""
+        counter = tensor.version_counter()
+        saved, checks = list(self._saved), []
+        for position, source, watched, version in self._checks:
+            if source is OUTPUT:
+                saved[position] = tensor._data
+                watched, version = counter, counter.value
+            checks.append((position, source, watched, version))
+        self._saved, self._checks = tuple(saved), tuple(checks)
+
     def _version_error(self, found: int, expected: int, shape: tuple) -> None:
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an "

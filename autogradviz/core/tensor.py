@@ -76,7 +76,7 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
-        return self._grad_fn is None
+        return self.grad_fn is None  # the property: a stale view is brought up to date first
 
     @property
     def grad_fn(self):
@@ -86,6 +86,8 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
+        if self._meta is not None:  # a view whose base changed in place: see views.py
+            views.refresh_if_stale(self)
         return self._requires_grad
 
     @requires_grad.setter

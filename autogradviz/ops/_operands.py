@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 
+from ..core import views
 from ..core.creation import tensor
 from ..core.tensor import Tensor, _make
 from .broadcast import broadcast_error
@@ -17,8 +18,16 @@ F32 = np.dtype("float32")
 
 def operand(x):
     """A tensor stays a tensor and a Python number stays a number (it needs no
-    node edge); anything else (lists, arrays) becomes a constant tensor."""
-    if type(x) is Tensor or type(x) is float or type(x) is int:
+    node edge); anything else (lists, arrays) becomes a constant tensor.
+
+    A view whose base was changed in place since it was made is brought up to
+    date here, as the op takes it: the op must see its new history (and its
+    new requires_grad) before it decides what to save."""
+    if type(x) is Tensor:
+        if x._meta is not None:
+            views.refresh_if_stale(x)
+        return x
+    if type(x) is float or type(x) is int:
         return x
     if isinstance(x, (int, float, bool)):
         return x

@@ -22,6 +22,7 @@ from ..core.record import record
 from ..core.tensor import Tensor, _make
 from . import arithmetic, pointwise
 from ._operands import data, operand
+from .broadcast import sum_to
 from .shape import expand, frozen_index, index_steps, to_index
 
 
@@ -53,7 +54,8 @@ def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None) -> Tensor:
         with no_grad():
             result = compute(t)
     _write(t, name, result)
-    if recording:
+    if recording and result._grad_fn is not None:
+        result._grad_fn.output_now_lives_in(t)
         views.rebase(t, result._grad_fn)
     return t
 
@@ -124,6 +126,8 @@ def _inplace_on_view(t: Tensor, name: str, compute) -> Tensor:
     old = _make(current._data.copy(), current._grad_fn)
     result = compute(old)
     _write(t, name, result)  # into t's memory, which is the root's
+    if result._grad_fn is not None:
+        result._grad_fn.output_now_lives_in(t)
     # 2. the root's new history: CopySlices of its old history and the new value.
     #    Which positions of the root the view shows: replay the view ops on the
     #    numbers 0, 1, 2, ... laid out in the root's shape.
@@ -184,7 +188,7 @@ class FillBackward0(Node):
     torch_name = "FillBackward2 (fill_ with a number), FillBackward3 (with a tensor), ZeroBackward0 (zero_)"
 
     def vjp(self, xp, g):
-        return (g * 0,)
+        return (xp.zeros_like(g),)  # zeros even under an inf upstream (g * 0 would be nan)
 
 
 def fill_(t, value):
@@ -232,7 +236,7 @@ class CopyBackwards(Node):
     rules = ("the old value was overwritten: its gradient is 0", "∂/∂src = 1")
 
     def vjp(self, xp, g):
-        return g * 0, g
+        return xp.zeros_like(g), g
 
 
 def copy_(t, src):
@@ -266,7 +270,10 @@ class IndexPutBackward0(Node):
     )
 
     def vjp(self, xp, g, written, index, *index_tensors):
-        return xp.where(written, 0.0, g), xp.getitem(g, index)
+        # the value's gradient is g read back at the written positions, summed to
+        # the value's own shape (args): a position written twice, x[[0, 0]] = v,
+        # reads g twice, and a broadcast value gets the sum over its copies
+        return xp.where(written, 0.0, g), sum_to(xp, xp.getitem(g, index), self.args)
 
 
 def setitem(t, index, value):
@@ -297,6 +304,8 @@ def setitem(t, index, value):
         if not _grad_state.enabled:  # under no_grad nothing is recorded: save nothing
             return _make(out)
         kept, tensors = frozen_index(index, given)
-        return record(IndexPutBackward0, out, (old, value), saved=(written, kept, *tensors))
+        return record(
+            IndexPutBackward0, out, (old, value), saved=(written, kept, *tensors), args=np.shape(data(value))
+        )
 
     _inplace(t, "x[index] = value", compute, value)

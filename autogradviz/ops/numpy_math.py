@@ -18,6 +18,12 @@ sign = np.sign
 where = np.where
 
 
+def zeros_like(x):
+    """Zeros of x's shape and dtype: a gradient that is exactly 0, even where the
+    upstream is inf or nan (g * 0 would give nan there)."""
+    return np.zeros_like(x)
+
+
 def step(x):
     """1 where x > 0, else 0: a bool array, which numpy multiplies as 0/1 (twice
     as fast as multiplying by a float mask such as sign(x))."""

@@ -4,6 +4,7 @@ computing a gradient records a graph that can be differentiated again.
 It mirrors `numpy_math` name for name.
 """
 
+from ..core.creation import zeros_like  # noqa: F401 - a constant: its own gradient is none
 from .broadcast import sum_to  # noqa: F401
 from .pointwise import cos, exp, log, relu, sign, sin, to, where  # noqa: F401
 from .reductions import mean, sum  # noqa: F401
