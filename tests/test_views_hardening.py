@@ -259,3 +259,55 @@ def test_overwritten_values_get_zeros_under_an_inf_upstream(op):
         y.backward(lib.tensor([float("inf"), float("nan"), 1.0]))
         results.append(w.grad.numpy().tolist())
     assert results[0] == results[1] == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan"), 2.0**64])
+def test_int_fill_with_a_value_int64_cannot_hold_raises_as_torch(value):
+    with pytest.raises(RuntimeError) as theirs:
+        torch.zeros(3, dtype=torch.int64).fill_(value)
+    x = agv.zeros(3, dtype=agv.int64)
+    with pytest.raises(RuntimeError) as ours:
+        x.fill_(value)
+    assert str(theirs.value) in str(ours.value)
+    assert str(ours.value) == (
+        f"fill_: value cannot be converted to type int64_t without overflow: {value} (the tensor is agv.int64)"
+    )
+    assert x.tolist() == [0, 0, 0] and x.version == 0  # nothing written
+
+
+@pytest.mark.parametrize("value", [2.7, -3, True])
+def test_int_fill_with_a_value_it_can_hold_truncates_as_torch(value):
+    theirs = torch.zeros(3, dtype=torch.int64).fill_(value).tolist()
+    assert agv.zeros(3, dtype=agv.int64).fill_(value).tolist() == theirs
+
+
+def value_with_leading_ones(lib):
+    v = lib.tensor([[5.0]], requires_grad=True)
+    x = lib.zeros(3)
+    x[1] = v
+    (x * lib.tensor([1.0, 3.0, 2.0])).sum().backward()
+    return x.detach(), v.grad
+
+
+def row_with_leading_ones(lib):
+    v = lib.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    x = lib.zeros(2, 3)
+    x[1] = v
+    (x * x).sum().backward()
+    return x.detach(), v.grad
+
+
+@pytest.mark.parametrize(
+    "program", [value_with_leading_ones, row_with_leading_ones], ids=lambda f: f.__name__
+)
+def test_setitem_drops_a_values_leading_ones_as_torch(program):
+    (x, g), (tx, tg) = program(agv), program(torch)
+    np.testing.assert_array_equal(x.numpy(), tx.numpy())
+    assert g.shape == tuple(tg.shape)
+    np.testing.assert_array_equal(g.numpy(), tg.numpy())
+
+
+def test_x0_equals_a_one_element_tensor():
+    x = agv.zeros(3)
+    x[0] = agv.tensor([5.0])
+    assert x.tolist() == [5.0, 0.0, 0.0]

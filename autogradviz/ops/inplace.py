@@ -193,7 +193,17 @@ class FillBackward0(Node):
 
 def fill_(t, value):
     value = float(value) if t._data.dtype.kind == "f" else value
+    if t._data.dtype.kind in "iu" and not _fits_int64(value):
+        raise RuntimeError(
+            f"fill_: value cannot be converted to type int64_t without overflow: {value} "
+            f"(the tensor is {t.dtype!r})"
+        )
     return _inplace(t, "fill_", lambda old: record(FillBackward0, np.full_like(old._data, value), (old,)))
+
+
+def _fits_int64(value) -> bool:
+    number = float(value) if not isinstance(value, (int, np.integer)) else int(value)
+    return np.isfinite(number) and -(2**63) <= number < 2**63
 
 
 def zero_(t):
@@ -273,7 +283,19 @@ class IndexPutBackward0(Node):
         # the value's gradient is g read back at the written positions, summed to
         # the value's own shape (args): a position written twice, x[[0, 0]] = v,
         # reads g twice, and a broadcast value gets the sum over its copies
-        return xp.where(written, 0.0, g), sum_to(xp, xp.getitem(g, index), self.args)
+        inside = xp.getitem(g, index)
+        shape = self.args
+        if len(inside.shape) < len(shape):  # the value had leading 1s that x[0] = v dropped
+            inside = xp.reshape(inside, (1,) * (len(shape) - len(inside.shape)) + tuple(inside.shape))
+        return xp.where(written, 0.0, g), sum_to(xp, inside, shape)
+
+
+def _without_leading_ones(value, ndim: int):
+    """PyTorch lets a value with extra leading 1s fill a smaller target
+    (x[0] = tensor([5.]) for a vector x): drop them, as it does."""
+    while np.ndim(value) > ndim and np.shape(value)[0] == 1:
+        value = value[0]
+    return value
 
 
 def setitem(t, index, value):
@@ -294,7 +316,7 @@ def setitem(t, index, value):
         except IndexError as error:
             raise IndexError(f"x[index] = value: {error} (the tensor has shape {old.shape})") from None
         try:
-            part[steps[-1]] = data(value)
+            part[steps[-1]] = _without_leading_ones(data(value), len(target_shape))
         except ValueError:
             raise RuntimeError(
                 f"x[index] = value: shape mismatch: value tensor of shape {np.shape(data(value))} "
