@@ -119,19 +119,53 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
+        # every parameter is checked before any is updated: a bad gradient found on
+        # the third layer must not leave the first two stepped (and their state moved)
+        todo = self._checked_updates()
         with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue  # no gradient reached it (or it was zeroed to None): skip, as PyTorch does
-                    g = np.asarray(p.grad._data, dtype=p._data.dtype)
-                    state = self.state.get(p, {})
-                    self._update(p._data, g, state, group)
-                    if state:  # plain SGD keeps nothing: no entry, as in PyTorch
-                        self.state[p] = state
-                    # the values changed in place: a graph that saved the old ones must notice
-                    p._bump_version()
+            for group, p in todo:
+                g = np.asarray(p._grad._data, dtype=p._data.dtype)
+                state = self.state.get(p, {})
+                self._update(p._data, g, state, group)
+                if state:  # plain SGD keeps nothing: no entry, as in PyTorch
+                    self.state[p] = state
+                # the values changed in place: a graph that saved the old ones must notice
+                p._bump_version()
         return loss
+
+    def _checked_updates(self) -> list[tuple[dict, Tensor]]:
+        """(group, parameter) for each parameter with a gradient, once all of them
+        were found fit to update: a gradient and a state shaped like the parameter,
+        a gradient of real numbers."""
+        todo = []
+        for group in self.param_groups:
+            names = group.get("param_names")
+            for index, p in enumerate(group["params"]):
+                grad = p._grad
+                if grad is None:
+                    continue  # no gradient reached it (or it was zeroed to None): skip, as PyTorch does
+                which = _which(p, names[index] if names else None, index)
+                # p.grad.data = ... and p.data = ... can change shapes behind the grad setter's back;
+                # numpy would broadcast a (1,) gradient over the whole parameter without a word
+                if grad._data.shape != p._data.shape:
+                    raise RuntimeError(
+                        f"{type(self).__name__}.step: the gradient of {which} has shape "
+                        f"{tuple(grad._data.shape)}, not the parameter's shape"
+                    )
+                # complex would drop its imaginary part when cast to the parameter's dtype
+                if grad._data.dtype.kind not in "biuf":
+                    raise RuntimeError(
+                        f"{type(self).__name__}.step: the gradient of {which} has dtype "
+                        f"{grad._data.dtype}, which cannot be cast to the parameter's {p._data.dtype}"
+                    )
+                for key, value in self.state.get(p, {}).items():
+                    if isinstance(value, Tensor) and key != "step" and value._data.shape != p._data.shape:
+                        raise RuntimeError(
+                            f"{type(self).__name__}.step: state[{key!r}] of {which} has shape "
+                            f"{tuple(value._data.shape)}, not the parameter's shape"
+                        )
+                todo.append((group, p))
+        return todo
 
     def _update(self, theta: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
         """Change `theta` (the parameter's array) in place, given its gradient `g`
@@ -194,6 +228,14 @@ class Optimizer:
         """Take over the hyperparameters and the state saved by `state_dict()`.
         Parameters are matched by position, so the optimizer must have been
         made with the same parameters in the same order."""
+        # everything is checked and built aside first, and the optimizer takes it
+        # over at the end: a bad entry leaves the hyperparameters and state as they were
+        if not isinstance(state_dict, dict) or not {"state", "param_groups"} <= state_dict.keys():
+            raise ValueError(
+                "an optimizer state dict is a dict with keys 'state' and 'param_groups' (from "
+                f"optimizer.state_dict()), got {type(state_dict).__name__}"
+                + (f" with keys {sorted(map(str, state_dict))}" if isinstance(state_dict, dict) else "")
+            )
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(saved_groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
@@ -208,14 +250,28 @@ class Optimizer:
             for group, saved in zip(self.param_groups, saved_groups)
             for position, p in zip(saved["params"], group["params"])
         }
-        self.state = defaultdict(dict)
+        state = defaultdict(dict)
         for position, s in state_dict["state"].items():
+            if position not in by_position:
+                raise ValueError(
+                    f"loaded state dict has state for parameter {position!r}, which none of its "
+                    f"param_groups lists (they list {sorted(by_position, key=str)})"
+                )
             p = by_position[position]
-            self.state[p] = {key: _copy_value(value, like=p) for key, value in s.items()}
+            for key, value in s.items():
+                array = value._data if isinstance(value, Tensor) else value
+                # a state shaped unlike its parameter would only fail in a later step()
+                if isinstance(array, np.ndarray) and key != "step" and array.shape != p._data.shape:
+                    raise ValueError(
+                        f"loaded state dict has state[{position!r}][{key!r}] of shape {array.shape}, "
+                        f"but that parameter has shape {tuple(p._data.shape)}"
+                    )
+            state[p] = {key: _copy_value(value, like=p) for key, value in s.items()}
         for group, saved in zip(self.param_groups, saved_groups):
             saved["params"] = group["params"]
             if "param_names" in group and "param_names" not in saved:
                 saved["param_names"] = group["param_names"]
+        self.state = state
         self.param_groups = saved_groups
 
     def __repr__(self) -> str:
@@ -516,14 +572,19 @@ def _check_param(p, name: str | None, index: int) -> None:
     accepted, as in PyTorch: it never gets a .grad, so step() skips it."""
     if not isinstance(p, Tensor):
         raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
-    name = name or p.name
-    which = f"{name!r}" if name else f"the parameter at index {index}"
-    which += f" (shape {tuple(p.shape)})"
+    which = _which(p, name, index)
     if not p.is_leaf:
         raise ValueError(
             f"can't optimize a non-leaf Tensor: {which} was computed by an op "
             f"(grad_fn=<{p.grad_fn.name()}>). Optimize the leaf tensors it was computed from"
         )
+
+
+def _which(p: Tensor, name: str | None, index: int) -> str:
+    """How an error names a parameter: its name if it has one, else its place in its group."""
+    name = name or p.name
+    which = f"{name!r}" if name else f"the parameter at index {index}"
+    return which + f" (shape {tuple(p.shape)})"
 
 
 def _keep(state: dict, key: str, array: np.ndarray) -> np.ndarray:

@@ -340,13 +340,11 @@ class Module:
         for key, target in own.items():
             if key not in state_dict:
                 continue
-            value = state_dict[key]
-            array = value._data if isinstance(value, Tensor) else np.asarray(value)
-            if array.shape != target.shape:
-                errors.append(
-                    f"size mismatch for {key}: copying a param with shape {array.shape} from checkpoint, "
-                    f"the shape in current model is {target.shape}."
-                )
+            # every entry is checked and converted before any is copied: a bad one
+            # found after a good one must not leave the model half loaded
+            array, error = _checkpoint_array(key, state_dict[key], target)
+            if error is not None:
+                errors.append(error)
             else:
                 copies.append((target, array))
         if strict:
@@ -365,7 +363,8 @@ class Module:
                 )
             )
         for target, array in copies:
-            np.copyto(target._data, array, casting="unsafe")
+            # same shape and dtype, writable target: this copy cannot fail
+            np.copyto(target._data, array)
             target._bump_version()
         return IncompatibleKeys(missing, unexpected)
 
@@ -502,6 +501,45 @@ class ModuleList(Module):
         return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
 
 
+def _checkpoint_array(key: str, value, target: Tensor) -> tuple[np.ndarray | None, str | None]:
+    """The checkpoint's value for `key` as an array in the target's dtype, or
+    the error message (PyTorch's wording where PyTorch has one) saying why not."""
+    # a Tensor, a numpy array or scalar, or an object that converts itself (a torch
+    # tensor, via __array__): PyTorch's "Tensor-like". Lists, None, strings are refused
+    # as in PyTorch: np.asarray would turn them into object or string arrays
+    if isinstance(value, Tensor):
+        array = value._data
+    elif isinstance(value, (np.ndarray, np.generic)) or (
+        hasattr(value, "__array__") and not isinstance(value, (str, bytes))
+    ):
+        try:
+            array = np.asarray(value)
+        except Exception as error:  # an __array__ that fails: report it under its key
+            return None, f'While copying the parameter named "{key}", an exception occurred : {error!r}.'
+    else:
+        return None, (
+            f'While copying the parameter named "{key}", expected autogradviz.Tensor or a numpy '
+            f"array from checkpoint but received {type(value)}"
+        )
+    if array.shape != target.shape:
+        return None, (
+            f"size mismatch for {key}: copying a param with shape {array.shape} from checkpoint, "
+            f"the shape in current model is {target.shape}."
+        )
+    # bool, int and float convert into one another, as PyTorch's copy_ does;
+    # complex would lose its imaginary part, strings and objects are not numbers
+    dtype = target._data.dtype
+    if not (array.dtype.kind in "biuf" or array.dtype.kind == dtype.kind == "c"):
+        return None, (
+            f'While copying the parameter named "{key}", whose dtype in the current model is '
+            f"{dtype} and whose dtype in the checkpoint is {array.dtype}: {array.dtype} values "
+            f"cannot be converted to {dtype}."
+        )
+    if not target._data.flags.writeable:
+        return None, f'While copying the parameter named "{key}": the model\'s array is read-only.'
+    return array.astype(dtype, copy=False), None
+
+
 def _graph_inputs(inputs: tuple) -> tuple:
     """The nodes the module's inputs come from."""
     return tuple(grad_node(t) for t in inputs if isinstance(t, Tensor) and t._requires_grad)
@@ -513,7 +551,16 @@ def _mark_module(module: Module, starts: tuple, output) -> None:
     module's ops. One small note per module call, none per op."""
     outputs = output if isinstance(output, (tuple, list)) else (output,)
     for t in outputs:
-        if isinstance(t, Tensor) and t._grad_fn is not None:
-            marks = t._grad_fn._extra("modules") or []
-            marks.append((module, starts))
-            t._grad_fn._set_extra("modules", marks)
+        if not isinstance(t, Tensor) or t._grad_fn is None:
+            continue
+        node = t._grad_fn
+        # an output that is an input passed through (Identity, eval-mode Dropout) was
+        # made by no op of this module: a note would box nothing, and since the node
+        # is the input's, calling the module in a loop would grow its list forever
+        if node in starts:
+            continue
+        marks = node._extra("modules") or []
+        if any(m is module and s == starts for m, s in marks):
+            continue  # the same call noted twice (an output returned twice) boxes the same ops
+        marks.append((module, starts))
+        node._set_extra("modules", marks)
