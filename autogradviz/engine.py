@@ -357,7 +357,14 @@ def _as_list(x) -> list:
 
 
 def root_gradients(outputs: list[Tensor], grad_outputs: list, create_graph: bool, what: str) -> list[Tensor]:
-    """The gradient to start from at each output: given, or 1 for a scalar."""
+    """The gradient to start from at each output: given, or 1 for a scalar.
+
+    A gradient may be a Tensor, None, or (a convenience PyTorch doesn't offer) a
+    number or a list or array of numbers. Anything else is PyTorch's TypeError,
+    checked first: a str would otherwise fail deep inside numpy's conversion."""
+    for g in grad_outputs:
+        if g is not None and not isinstance(g, (Tensor, int, float, list, tuple, np.ndarray, np.generic)):
+            raise TypeError(f"{what}: gradients can be either Tensors or None, but got {type(g).__name__}")
     if len(grad_outputs) not in (0, len(outputs)):
         raise RuntimeError(f"{what}: got {len(grad_outputs)} gradients for {len(outputs)} outputs")
     grads = []

@@ -98,6 +98,8 @@ def _analytic_jacobian(out: Tensor, wrt: list[Tensor]) -> list[np.ndarray]:
 
 
 def _numerical_jacobian(fn, inputs: tuple, i: int, o_index: int, eps: float) -> np.ndarray:
+    """One (out.numel, input.numel) matrix, like the analytic one: a size-0 input
+    gives (out.numel, 0), so the two still compare (there is nothing to check)."""
     x = inputs[i]._data
     columns = []
     with no_grad():
@@ -109,6 +111,7 @@ def _numerical_jacobian(fn, inputs: tuple, i: int, o_index: int, eps: float) -> 
             minus = _outputs(fn, inputs)[o_index]._data.astype(np.float64).reshape(-1)
             x.flat[k] = original
             columns.append((plus - minus) / (2 * eps))
-    if not columns:
-        return np.zeros((0, 0))
+    if not columns:  # no element to nudge: run fn once just to learn the output's size
+        with no_grad():
+            return np.zeros((_outputs(fn, inputs)[o_index]._data.size, 0))
     return np.stack(columns, axis=1)

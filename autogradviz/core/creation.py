@@ -49,13 +49,34 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return _make(array)
 
 
-def _size(size) -> tuple[int, ...]:
-    """Sizes may be given as ints, a tuple or a list: ones(2, 2) == ones((2, 2))."""
+def _is_int(n) -> bool:
+    """An int, a numpy integer or a 0-d integer tensor; not a bool, a float or a str
+    (int() would quietly turn 2.5 into 2 and "3" into 3)."""
+    if isinstance(n, Tensor):
+        return n.ndim == 0 and n._data.dtype.kind in "iu"
+    return isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_))
+
+
+def _size(size, op: str) -> tuple[int, ...]:
+    """Sizes may be given as ints, a tuple or a list: ones(2, 2) == ones((2, 2)).
+    Anything else is PyTorch's TypeError, and a negative size its RuntimeError
+    (not numpy's "negative dimensions are not allowed")."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
-    if len(size) == 1 and isinstance(size[0], Tensor):
+    elif len(size) == 1 and isinstance(size[0], Tensor) and size[0].ndim == 1:
         size = size[0].tolist()
-    return tuple(int(s) for s in size)
+    elif len(size) == 1 and not _is_int(size[0]):
+        raise TypeError(f"{op}(): argument 'size' must be tuple of ints, not {type(size[0]).__name__}")
+    for pos, n in enumerate(size):
+        if not _is_int(n):
+            raise TypeError(
+                f"{op}(): argument 'size' must be tuple of ints, but found element of type "
+                f"{type(n).__name__} at pos {pos}"
+            )
+    size = tuple(int(n) for n in size)
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"{op}(): Trying to create tensor with negative dimension: size {list(size)}")
+    return size
 
 
 def _float_dtype(dtype) -> np.dtype:
@@ -63,21 +84,21 @@ def _float_dtype(dtype) -> np.dtype:
 
 
 def zeros(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.zeros(_size(size), _float_dtype(dtype)), requires_grad)
+    return _finish(np.zeros(_size(size, "zeros"), _float_dtype(dtype)), requires_grad)
 
 
 def ones(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.ones(_size(size), _float_dtype(dtype)), requires_grad)
+    return _finish(np.ones(_size(size, "ones"), _float_dtype(dtype)), requires_grad)
 
 
 def full(size, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
     if dtype is None:
         dtype = as_array(fill_value).dtype
-    return _finish(np.full(_size((size,)), fill_value, dtypes.to_dtype(dtype).numpy), requires_grad)
+    return _finish(np.full(_size((size,), "full"), fill_value, dtypes.to_dtype(dtype).numpy), requires_grad)
 
 
 def empty(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    return _finish(np.zeros(_size(size, "empty"), _float_dtype(dtype)), requires_grad)
 
 
 def _random_floats(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -92,13 +113,15 @@ def _random_floats(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 def rand(*size, dtype=None, requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1)."""
-    return _finish(_random_floats(generator().random(_size(size)), _float_dtype(dtype)), requires_grad)
+    return _finish(
+        _random_floats(generator().random(_size(size, "rand")), _float_dtype(dtype)), requires_grad
+    )
 
 
 def randn(*size, dtype=None, requires_grad: bool = False) -> Tensor:
     """Standard normal."""
     return _finish(
-        _random_floats(generator().standard_normal(_size(size)), _float_dtype(dtype)), requires_grad
+        _random_floats(generator().standard_normal(_size(size, "randn")), _float_dtype(dtype)), requires_grad
     )
 
 
@@ -111,7 +134,7 @@ def randint(
         low, high, size = 0, low, size if high is None else high
     if shape is not None:
         size = shape
-    size = _size((size,))
+    size = _size((size,), "randint")
     target = dtypes.to_dtype(dtype) if dtype is not None else dtypes.int64
     return _finish(generator().integers(low, high, size).astype(target.numpy), requires_grad)
 
@@ -119,6 +142,17 @@ def randint(
 def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False) -> Tensor:
     if end is None:
         start, end = 0, start
+    # PyTorch's checks, before numpy can answer with its own errors (ZeroDivisionError,
+    # "Maximum allowed size exceeded") or quietly give an empty range for a step of the wrong sign
+    if step == 0:
+        raise RuntimeError(f"arange(): step must be nonzero (got start={start}, end={end}, step={step})")
+    if not all(np.isfinite(float(v)) for v in (start, end)):
+        raise RuntimeError(f"arange(): unsupported range: {start} -> {end}")
+    if (end - start) * step < 0:
+        raise RuntimeError(
+            f"arange(): upper bound and lower bound inconsistent with step sign "
+            f"(start={start}, end={end}, step={step})"
+        )
     if dtype is None:
         is_float = any(isinstance(v, float) for v in (start, end, step))
         dtype = dtypes.float32 if is_float else dtypes.int64

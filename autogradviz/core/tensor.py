@@ -397,10 +397,14 @@ def _make(data, grad_fn=None) -> Tensor:
 
 def as_array(data, dtype=None) -> np.ndarray:
     """A fresh array for `data`, with PyTorch's dtype inference: Python floats
-    give float32, Python ints int64, and a numpy array keeps its dtype."""
+    give float32, Python ints int64, and a numpy array keeps its dtype.
+
+    Values that don't fit the target dtype raise, as in PyTorch: numpy's cast would
+    wrap around (inf, nan and 2**63 all become -2**63 as int64)."""
     if isinstance(data, Tensor):
         data = data._data
-    if isinstance(data, (np.ndarray, np.generic)):
+    from_python = not isinstance(data, (np.ndarray, np.generic))
+    if not from_python:
         array = np.array(data)
         if dtype is None:
             dtypes.from_numpy_dtype(array.dtype)  # refuses float16 with a clear error
@@ -408,14 +412,37 @@ def as_array(data, dtype=None) -> np.ndarray:
         if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
             data = _untensor(data)
         array = np.array(data)
+        if array.dtype == object and array.size and all(isinstance(x, int) for x in array.flat):
+            # numpy keeps ints beyond 64 bits as Python objects; PyTorch's error for them
+            raise ValueError(
+                f"value cannot be converted to type int64 without overflow: {max(array.flat, key=abs)} "
+                f"(int64 holds integers from {np.iinfo(np.int64).min} to {np.iinfo(np.int64).max})"
+            )
         if dtype is None and array.dtype.kind not in "fiub":
             raise TypeError(
                 f"can't make a tensor from {type(data).__name__} data of numpy dtype {array.dtype}"
             )
         if dtype is None:
             dtype = dtypes.float32 if array.dtype.kind == "f" else None
+    if array.dtype.kind not in "fiub":  # "abc" with a dtype given: numpy's "could not convert string"
+        raise TypeError(
+            f"can't make a tensor of dtype {dtypes.to_dtype(dtype)!r} from {type(data).__name__} data "
+            f"{data!r:.60}: expected numbers, bools, or lists, arrays or tensors of them"
+        )
     target = dtypes.to_dtype(dtype) if dtype is not None else dtypes.from_numpy_dtype(array.dtype)
     if array.dtype != target.numpy:
+        if target is dtypes.int64 and array.dtype.kind in "fu" and array.size:
+            if array.dtype.kind == "f":  # a nan fails both comparisons, so it is caught too
+                bad = ~((array >= -(2.0**63)) & (array < 2.0**63))
+            else:  # uint64 from numpy, or a Python int in [2**63, 2**64)
+                bad = array > np.iinfo(np.int64).max
+            if bad.any():
+                # PyTorch's class: ValueError for a Python int, RuntimeError for a float
+                error = ValueError if from_python and array.dtype.kind == "u" else RuntimeError
+                raise error(
+                    f"value cannot be converted to type int64 without overflow: {array[bad].flat[0]} "
+                    f"(int64 holds integers from {np.iinfo(np.int64).min} to {np.iinfo(np.int64).max})"
+                )
         array = array.astype(target.numpy)
     return array
 

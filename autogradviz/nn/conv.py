@@ -75,17 +75,12 @@ def _who(layer, op: str) -> str:
     return op if layer is None else repr(layer)
 
 
-def _as_batch(x, op: str, channels: int | None = None, layer=None):
+def _as_batch(x, op: str, layer=None):
     """Check a (N, C, H, W) input; an unbatched (C, H, W) one gets N = 1."""
     who = _who(layer, op)
     if x.ndim not in (3, 4):
         raise RuntimeError(
             f"{who}: expected a 4-D input (N, C, H, W) or an unbatched 3-D one (C, H, W), got shape {x.shape}"
-        )
-    if channels is not None and x.shape[-3] != channels:
-        raise RuntimeError(
-            f"{who}: expected input with {channels} channels, shape (N, {channels}, H, W), got shape "
-            f"{x.shape} ({x.shape[-3]} channels)"
         )
     if x._data.dtype.kind != "f":
         raise RuntimeError(
@@ -103,6 +98,61 @@ def _check_output_size(who: str, shape: tuple, out_hw: tuple, kernel: tuple) -> 
         raise RuntimeError(
             f"{who}: input of shape {shape} is too small for kernel_size {kernel}: the output would be "
             f"{out_hw[0]}x{out_hw[1]}"
+        )
+
+
+def _check_conv_arguments(who: str, shape: tuple, w, bias, stride, padding, dilation) -> None:
+    """PyTorch's checks, in its order, before numpy sees a bad value: a zero
+    stride divides by zero, a negative padding or a zero dilation makes numpy
+    fail with a message about its own internals, and a wrong bias or an empty
+    kernel would even give a result. `shape` is the input's, already 3-D or 4-D."""
+    shapes = f"for input of shape {shape} and weight of shape {w.shape}"
+    if not isinstance(padding, str) and min(padding) < 0:
+        raise RuntimeError(f"{who}: negative padding is not supported, but got padding={padding} {shapes}")
+    if min(stride) <= 0:
+        raise RuntimeError(f"{who}: non-positive stride is not supported, but got stride={stride} {shapes}")
+    if min(dilation) <= 0:
+        raise RuntimeError(
+            f"{who}: non-positive dilation is not supported, but got dilation={dilation} {shapes}"
+        )
+    if w.shape[0] < 1:
+        raise RuntimeError(
+            f"{who}: Given groups=1, expected weight to be at least 1 at dimension 0 (out_channels), "
+            f"but got weight of shape {w.shape} instead (input of shape {shape})"
+        )
+    channels = w.shape[1]
+    if shape[-3] != channels:
+        raise RuntimeError(
+            f"{who}: expected input with {channels} channels, shape (N, {channels}, H, W), got shape "
+            f"{shape} ({shape[-3]} channels): the weight of shape {w.shape} is "
+            "(out_channels, in_channels, kH, kW)"
+        )
+    if bias is not None and bias.shape != w.shape[:1]:
+        raise RuntimeError(
+            f"{who}: Given weight of shape {w.shape}, expected bias to be 1-dimensional with {w.shape[0]} "
+            f"elements (one per output channel), but got bias of shape {bias.shape} instead"
+        )
+    if min(w.shape[2:]) <= 0:
+        # PyTorch fails inside its oneDNN backend here, with a message about that
+        raise RuntimeError(
+            f"{who}: kernel size should be greater than zero, but got a {w.shape[2]}x{w.shape[3]} kernel: "
+            f"weight of shape {w.shape} for input of shape {shape}"
+        )
+
+
+def _check_conv_size(who: str, shape: tuple, padded: tuple, kernel, pads, dilation) -> None:
+    """PyTorch's check that the (dilated) kernel fits in the padded input, its
+    words after the shapes this call gave."""
+    span = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
+    if padded[0] < span[0] or padded[1] < span[1]:
+        given = f"input of shape {shape} is too small for kernel_size {tuple(kernel)}"
+        if any(pads):
+            given += f" with padding {pads[0::2] if pads[0::2] == pads[1::2] else pads}"
+        if dilation != (1, 1):
+            given += f" and dilation {dilation}"
+        raise RuntimeError(
+            f"{who}: {given}: Calculated padded input size per channel: ({padded[0]} x {padded[1]}). "
+            f"Kernel size: ({span[0]} x {span[1]}). Kernel size can't be greater than actual input size"
         )
 
 
@@ -203,28 +253,44 @@ def conv2d(
         raise NotImplementedError(
             f"conv2d: groups={groups} is not supported; autogradviz implements groups=1"
         )
+    who = _who(_layer, "conv2d")
+    shape = x.shape  # as given: an unbatched input is named as the learner wrote it
     unbatched = x.ndim == 3
-    x = _as_batch(x, "conv2d", w.shape[1], _layer)
+    x = _as_batch(x, "conv2d", _layer)
+    if w.ndim != 4:
+        raise RuntimeError(
+            f"{who}: weight should have 4 dimensions (out_channels, in_channels, kH, kW), but got weight "
+            f"of shape {w.shape} (input of shape {shape})"
+        )
+    if bias is not None:
+        bias = operand(bias)
+        if not isinstance(bias, Tensor):  # a Python number: PyTorch's TypeError, not a broadcast
+            raise TypeError(
+                f"conv2d(): argument 'bias' (position 3) must be Tensor, not {type(bias).__name__}"
+            )
     if x._data.dtype != w._data.dtype:
         raise RuntimeError(
             f"conv2d: input dtype {x.dtype!r} and weight dtype {w.dtype!r} differ; convert one of them "
             "(x.float(), or model.double())"
         )
-    kernel, stride, dilation = w.shape[2:], _pair(stride, "stride"), _pair(dilation, "dilation")
+    stride, dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
+    padding = padding if isinstance(padding, str) else _pair(padding, "padding")
+    _check_conv_arguments(who, shape, w, bias, stride, padding, dilation)
+    kernel = w.shape[2:]
     try:
         pads = _conv_padding(padding, kernel, stride, dilation)
     except ValueError as error:  # F.conv2d says RuntimeError where the Conv2d constructor says ValueError
         raise RuntimeError(str(error)) from None
     n, _, h, wd = x.shape
+    padded = (h + pads[0] + pads[1], wd + pads[2] + pads[3])
+    _check_conv_size(who, shape, padded, kernel, pads, dilation)
     out_hw = (
-        _out_size(h + pads[0] + pads[1], kernel[0], stride[0], 0, dilation[0]),
-        _out_size(wd + pads[2] + pads[3], kernel[1], stride[1], 0, dilation[1]),
+        _out_size(padded[0], kernel[0], stride[0], 0, dilation[0]),
+        _out_size(padded[1], kernel[1], stride[1], 0, dilation[1]),
     )
-    _check_output_size(_who(_layer, "conv2d"), x.shape, out_hw, kernel)
     cols = _im2col(_pad(x._data, pads), kernel, stride, dilation, out_hw)
     out = np.matmul(w._data.reshape(w.shape[0], -1), cols)  # (N, O, OH·OW)
     if bias is not None:
-        bias = operand(bias)
         out += bias._data[:, None]
     out = out.reshape(n, w.shape[0], *out_hw)
     args = (pads, stride, dilation, out_hw)
@@ -240,12 +306,35 @@ def _pool_geometry(x, op: str, kernel_size, stride, padding, dilation, ceil_mode
     kernel = _pair(kernel_size, "kernel_size")
     stride = _pair(stride, "stride") if stride not in (None, (), []) else kernel
     pad, dilation = _pair(padding, "padding"), _pair(dilation, "dilation")
+    # Before numpy sees them: a zero stride divides by zero, a negative padding
+    # fails inside numpy, a zero kernel or dilation silently gives a wrong result.
+    # The kernel comes first, although PyTorch checks the stride first: its
+    # "stride should not be zero" for kernel_size=0 blames the stride the
+    # learner never passed (it defaults to the kernel size).
+    given = f"for input of shape {x.shape}"
+    if min(kernel) <= 0:
+        raise RuntimeError(
+            f"{op}: kernel size should be greater than zero, but got kernel_size={kernel} {given}"
+        )
+    if min(stride) <= 0:
+        raise RuntimeError(f"{op}: stride should be greater than zero, but got stride={stride} {given}")
+    if min(dilation) <= 0:
+        raise RuntimeError(f"{op}: dilation should be greater than zero, but got dilation={dilation} {given}")
+    if min(pad) < 0:
+        raise RuntimeError(f"{op}: pad must be non-negative, but got padding={pad} {given}")
     for p, k, d in zip(pad, kernel, dilation):
         if p > ((k - 1) * d + 1) // 2:
             raise RuntimeError(
                 f"{op}: pad should be at most half of effective kernel size, but got pad={p}, "
-                f"kernel_size={k} and dilation={d}"
+                f"kernel_size={k} and dilation={d} {given}"
             )
+    # PyTorch then checks again against the undilated kernel, which is stricter
+    # when dilation > 1: pad=2 passes the check above for k=3, d=2, not this one
+    if any(p > k // 2 for p, k in zip(pad, kernel)):
+        raise RuntimeError(
+            f"{op}: pad should be smaller than or equal to half of kernel size, but got padding={pad} "
+            f"and kernel_size={kernel} {given}"
+        )
     size = x.shape[2:]
     out_hw = tuple(
         _out_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in zip(size, kernel, stride, pad, dilation)

@@ -146,6 +146,23 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     out = x._data @ w._data.T
     if bias is not None:
         bias = operand(bias)
+        if not isinstance(bias, Tensor):  # a Python number: PyTorch's TypeError, not a broadcast
+            raise TypeError(
+                f"linear(): argument 'bias' (position 3) must be Tensor, not {type(bias).__name__}"
+            )
+        # As in PyTorch the bias may broadcast (a (1,) or 0-d bias is fine), but
+        # it must not change the output's shape; numpy's own broadcast error (or
+        # a silently larger output) would not say which argument is wrong.
+        try:
+            fits = np.broadcast_shapes(bias.shape, out.shape) == out.shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise RuntimeError(
+                f"linear: expected bias of shape ({w.shape[0]},), one per output feature (weight of shape "
+                f"{w.shape}), got bias of shape {bias.shape}, which does not broadcast to the output's shape "
+                f"{out.shape} (input of shape {x.shape})"
+            )
         out += bias._data
     return record(LinearBackward0, out, (x, w, bias), saved=(x, w))
 

@@ -83,8 +83,25 @@ def _class_index(op: str, input, target, ignore_index: int) -> tuple:
     return (grid[0], safe, *grid[1:]), kept
 
 
+def _check_class_weight(op: str, input, weight) -> None:
+    """One weight per class, as PyTorch checks: a shorter one would fail inside
+    numpy's indexing, and a longer one would silently be read in part."""
+    if weight is None or input.ndim == 0:  # a 0-d input has no classes: its own error follows
+        return
+    dim = 0 if input.ndim == 1 else 1
+    classes, shape = input.shape[dim], getattr(weight, "shape", ())
+    if shape != (classes,):
+        raise RuntimeError(
+            f"{op}: weight tensor should be defined either for all {classes} classes or no classes but got "
+            f"weight tensor of shape: {shape} (input of shape {input.shape}, classes in dim {dim})"
+        )
+
+
 def _nll_loss(op: str, input, target, weight, ignore_index: int, reduction: str):
     logp, target = operand(input), operand(target)
+    # PyTorch checks the weight before the targets
+    weight = None if weight is None else operand(weight)
+    _check_class_weight(op, logp, weight)
     index, kept = _class_index(op, logp, target, ignore_index)
     dtype = logp._data.dtype
     w = kept.astype(dtype)  # each target's weight: 0 where ignored
@@ -133,6 +150,8 @@ def cross_entropy(
     class_dim = 0 if x.ndim == 1 else 1
     logp = ops.log_softmax(x, class_dim)
     if target._data.dtype.kind == "f" and target.shape == x.shape:  # class probabilities
+        weight = None if weight is None else operand(weight)
+        _check_class_weight("cross_entropy", x, weight)
         weighted = target if weight is None else target * operand(weight).reshape((-1,) + (1,) * (x.ndim - 2))
         return _reduce(-(logp * weighted).sum(class_dim), reduction)
     return _nll_loss("cross_entropy", logp, target, weight, ignore_index, reduction)
@@ -155,6 +174,19 @@ class BinaryCrossEntropyBackward0(Node):
         return gp, gy
 
 
+def _check_probabilities(name: str, t, hint: str) -> None:
+    """PyTorch's range check of the input and the target, naming the first
+    element outside [0, 1]. Written as "not inside" so that NaN, which fails
+    every comparison, fails it too instead of passing silently."""
+    inside = (t._data >= 0) & (t._data <= 1)
+    if not inside.all():
+        where = tuple(int(i) for i in np.argwhere(~inside)[0])
+        raise RuntimeError(
+            f"binary_cross_entropy: all elements of {name} should be between 0 and 1, but {name} of shape "
+            f"{t.shape} has {float(t._data[where]):g} at index {where}{hint}"
+        )
+
+
 def binary_cross_entropy(
     input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"
 ) -> Tensor:
@@ -166,13 +198,12 @@ def binary_cross_entropy(
             f"binary_cross_entropy: the target must be a float tensor like the input ({p.dtype!r}), "
             f"got {y.dtype!r}; convert it with target.float()"
         )
-    if np.any((p._data < 0) | (p._data > 1)):
-        raise RuntimeError(
-            "binary_cross_entropy: all elements of input should be between 0 and 1 (probabilities); "
-            "for raw scores use binary_cross_entropy_with_logits"
-        )
+    _check_probabilities("input", p, "; for raw scores (logits) use binary_cross_entropy_with_logits")
+    _check_probabilities("target", y, "; a target is a probability, usually the label 0 or 1")
     # log is floored at -100, as in PyTorch: p = 0 gives a large loss, not inf
-    log_p, log_q = np.maximum(np.log(p._data), -100), np.maximum(np.log1p(-p._data), -100)
+    # (and no numpy warning: p = 0 and p = 1 are valid probabilities)
+    with np.errstate(divide="ignore"):
+        log_p, log_q = np.maximum(np.log(p._data), -100), np.maximum(np.log1p(-p._data), -100)
     loss = record(
         BinaryCrossEntropyBackward0, -(y._data * log_p + (1 - y._data) * log_q), (p, y), saved=(p, y)
     )

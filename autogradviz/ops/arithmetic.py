@@ -11,7 +11,8 @@ import numpy as np
 
 from ..core.graph import OUTPUT, Node
 from ..core.record import record
-from ._operands import binary, data, factors_to_save, operand
+from ..core.tensor import Tensor
+from ._operands import binary, data, factors_to_save, is_bool, operand, zeros_like_grad
 
 
 # c = a + b ---------------------------------------------------------------------
@@ -43,7 +44,24 @@ class SubBackward0(Node):
 
 def sub(a, b):
     a, b = operand(a), operand(b)
+    _refuse_bool_subtraction(a, b)
     return record(SubBackward0, binary("sub", np.subtract, a, b), (a, b))
+
+
+def _refuse_bool_subtraction(a, b) -> None:
+    """PyTorch refuses - with a bool on either side (a Python True counts); numpy
+    would raise a TypeError for two bools and compute ints for one."""
+    if not (is_bool(a) or is_bool(b)):
+        return
+    if is_bool(a) and is_bool(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    raise RuntimeError(
+        "Subtraction, the `-` operator, with a bool tensor is not supported. "
+        "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+    )
 
 
 # c = a * b ---------------------------------------------------------------------
@@ -96,6 +114,11 @@ class NegBackward0(Node):
 
 def neg(a):
     a = operand(a)
+    if a._data.dtype.kind == "b":  # numpy's TypeError here would not be PyTorch's class
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
     return record(NegBackward0, np.negative(a._data), (a,))
 
 
@@ -111,8 +134,8 @@ class PowBackward0(Node):
 
     def vjp(self, xp, g, a):
         p = self.args
-        if p == 0:
-            return (g * 0,)
+        if p == 0:  # a⁰ is the constant 1: zeros, as in PyTorch, even for an inf or nan g
+            return (zeros_like_grad(xp, g),)
         return (g * p * a ** (p - 1),)
 
 
@@ -124,24 +147,58 @@ class PowBackward1(Node):
     rules = ("∂(aᵇ)/∂a = b·aᵇ⁻¹", "∂(aᵇ)/∂b = aᵇ·ln a")
 
     def vjp(self, xp, g, a, b, out):
-        # PyTorch's conventions at a == 0: the slope in a is 0 where b == 0 (a⁰ is
-        # the constant 1), and the slope in b is 0 where b >= 0 (ln 0 is -inf)
+        # in the output's dtype: float32 ** float64 (b with dimensions) is float64, and
+        # ln a taken in float32 would leave b's float64 gradient with float32's digits
+        a = xp.to(a, out.dtype)
+        # PyTorch's conventions: the slope in a is exactly 0 where b == 0 (a⁰ is the
+        # constant 1), even for an inf g; the slope in b, aᵇ·ln a, is taken as 0 where
+        # a == 0 and b >= 0 (ln 0 is -inf), and then multiplied by g, so an inf g gives nan
         with np.errstate(divide="ignore", invalid="ignore"):  # 0⁻¹ = inf, ln 0 = -inf: intended
             ga = xp.where(b == 0, 0.0, g * b * a ** (b - 1))
-            gb = xp.where((a == 0) & (b >= 0), 0.0, g * out * xp.log(a))
+            gb = g * xp.where((a == 0) & (b >= 0), 0.0, out * xp.log(a))
         return ga, gb
 
 
 def pow(a, b):  # noqa: A001 - PyTorch's name
     a, b = operand(a), operand(b)
-    out = binary("pow", np.power, a, b)
+    power = np.power
+    if hasattr(b, "_data") and _integral(a) and _integral(b):
+        if is_bool(a) and is_bool(b):
+            raise NotImplementedError(
+                f"pow: \"pow\" not implemented for 'Bool': both the base and the exponent are bool "
+                f"(shapes {np.shape(data(a))} and {b._data.shape}); convert one first, for example b.long()"
+            )
+        # a tensor exponent: PyTorch computes negative integer powers (a number exponent,
+        # x ** -1, raises in both, with the same text)
+        power = _integer_power
+    out = binary("pow", power, a, b)
     if not hasattr(b, "_data"):
         return record(PowBackward0, out, (a,), saved=(a,), args=b)
     if not hasattr(a, "_data"):
-        # 2 ** x: ln 2 is computed once, at the output's precision
-        ln_base = np.log(np.asarray(a if a != 0 else 1, dtype=out.dtype))
+        # 2 ** x: ln 2 is computed once, at the output's precision (ln 0 = -inf, used only where 0ᵇ = inf)
+        ln_base = None  # an integer result (2 ** int tensor) has no gradient
+        if out.dtype.kind == "f":
+            ln_base = np.asarray(-np.inf, out.dtype) if a == 0 else np.log(np.asarray(a, out.dtype))
         return record(PowBackward2, out, (b,), saved=(OUTPUT,), args=(a, ln_base))
     return record(PowBackward1, out, (a, b), saved=(a, b, OUTPUT))
+
+
+def _integral(x) -> bool:
+    """An integer or bool tensor, or a Python int or bool."""
+    if type(x) is Tensor:
+        return x._data.dtype.kind in "biu"
+    return isinstance(x, (int, np.integer, np.bool_))
+
+
+def _integer_power(x, y):
+    """Integers to integer-tensor powers, as PyTorch computes them where numpy
+    raises: a negative power of 1 is 1, of -1 is ±1 (as its positive power), and
+    of any other integer is 0 (1/xⁿ rounded toward 0; 0 for 0 too, as in PyTorch)."""
+    negative = np.asarray(y) < 0
+    if not negative.any():
+        return np.power(x, y)
+    out = np.power(x, np.where(negative, np.negative(y), y))
+    return np.where(negative & (np.abs(x) != 1), 0, out)
 
 
 # c = k ** b, k a number -----------------------------------------------------------------
@@ -155,7 +212,12 @@ class PowBackward2(Node):
         return [self.args[0]], []  # 2 ** x: the number comes first
 
     def vjp(self, xp, g, out):
-        _, ln_base = self.args
+        k, ln_base = self.args
+        if k == 0:
+            # PyTorch: 0 where b >= 0, which is where 0ᵇ is 0 or 1; elsewhere 0ᵇ·ln 0 =
+            # inf·(-inf) = -inf (nan for a nan b). Then times g, so an inf g can give nan
+            with np.errstate(invalid="ignore"):  # 0·(-inf) = nan, in the branch not taken
+                return (g * xp.where(out <= 1, 0.0, out * ln_base),)
         return (g * out * ln_base,)
 
 
@@ -178,6 +240,7 @@ def rsub(b, k):
     b, k = operand(b), operand(k)
     if hasattr(k, "_data"):
         return sub(k, b)
+    _refuse_bool_subtraction(k, b)
     return record(RsubBackward1, binary("rsub", np.subtract, k, b), (b,), args=(k,))
 
 
@@ -250,6 +313,17 @@ def matmul(a, b):
         out = binary("matmul", np.matmul, a, b)
     except (RuntimeError, ValueError):
         raise _matmul_error(x.shape, y.shape) from None
+    # after the shapes, as PyTorch checks them: numpy would promote, PyTorch raises
+    if x.dtype != y.dtype:
+        raise RuntimeError(
+            f"matmul: expected both arguments to have the same dtype, but got {x.dtype} and {y.dtype} "
+            f"(shapes {x.shape} and {y.shape}); convert one first, for example b.to(a.dtype)"
+        )
+    if x.dtype.kind == "b":
+        raise NotImplementedError(
+            f"matmul: \"addmm_impl_cpu_\" not implemented for 'Bool': both arguments are bool "
+            f"(shapes {x.shape} and {y.shape}); convert first, for example a.long() @ b.long()"
+        )
     node = _MATMUL_NODES.get((x.ndim, y.ndim), MatmulBackward0)
     return record(node, out, (a, b), saved=factors_to_save(a, b), args=(x.ndim, y.ndim))
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..core.tensor import _make
 from ._operands import binary, data, operand
+from .shape import _dim
 
 
 def _compare(name: str, fn):
@@ -44,26 +45,45 @@ def isnan(a):
     return _make(np.isnan(data(operand(a))))
 
 
-def argmax(a, dim=None, keepdim: bool = False):
+def _arg_extreme(op: str, fn, a, dim, keepdim: bool):
+    """argmax / argmin, with PyTorch's errors where numpy would raise its own
+    ("attempt to get argmax of an empty sequence", "axis 5 is out of bounds")."""
     x = data(operand(a))
     if dim is None:
-        return _make(np.asarray(np.argmax(x), dtype=np.int64))
-    return _make(np.argmax(x, axis=dim, keepdims=keepdim).astype(np.int64))
+        if x.size == 0:
+            raise IndexError(
+                f"{op}(): Expected reduction dim to be specified for input.numel() == 0 "
+                f"(the input has shape {x.shape})."
+            )
+        return _make(np.asarray(fn(x), dtype=np.int64))
+    axis = _dim(dim, x.ndim, op)
+    if x.ndim and x.shape[axis] == 0:  # an empty row has no largest element
+        raise IndexError(
+            f"{op}(): Expected reduction dim {axis} to have non-zero size (the input has shape {x.shape})."
+        )
+    return _make(np.asarray(fn(x, axis=axis, keepdims=keepdim)).astype(np.int64))
+
+
+def argmax(a, dim=None, keepdim: bool = False):
+    return _arg_extreme("argmax", np.argmax, a, dim, keepdim)
 
 
 def argmin(a, dim=None, keepdim: bool = False):
+    return _arg_extreme("argmin", np.argmin, a, dim, keepdim)
+
+
+def _any_all(op: str, fn, a, dim, keepdim: bool):
     x = data(operand(a))
-    if dim is None:
-        return _make(np.asarray(np.argmin(x), dtype=np.int64))
-    return _make(np.argmin(x, axis=dim, keepdims=keepdim).astype(np.int64))
+    axis = None if dim is None else _dim(dim, x.ndim, op)  # PyTorch's IndexError, not numpy's AxisError
+    return _make(np.asarray(fn(x, axis=axis, keepdims=keepdim)))
 
 
 def any(a, dim=None, keepdim: bool = False):  # noqa: A001
-    return _make(np.asarray(np.any(data(operand(a)), axis=dim, keepdims=keepdim)))
+    return _any_all("any", np.any, a, dim, keepdim)
 
 
 def all(a, dim=None, keepdim: bool = False):  # noqa: A001
-    return _make(np.asarray(np.all(data(operand(a)), axis=dim, keepdims=keepdim)))
+    return _any_all("all", np.all, a, dim, keepdim)
 
 
 def equal(a, b) -> bool:

@@ -3,13 +3,15 @@ so each local derivative is an elementwise formula."""
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from ..core.dtypes import to_dtype
 from ..core.graph import OUTPUT, Node
 from ..core.record import record
 from ..core.tensor import Tensor
-from ._operands import binary, data, float_data, operand, torch_float
+from ._operands import binary, data, float_data, operand, torch_float, zeros_like_grad
 
 
 # sign(a): -1, 0 or 1 ---------------------------------------------------------------
@@ -21,13 +23,20 @@ class SignBackward0(Node):
     def vjp(self, xp, g):
         # a step function: flat wherever its derivative exists. Recording it
         # anyway (as PyTorch does) keeps abs' and relu's second derivatives at
-        # 0 instead of "input not used in the graph"
-        return (g * 0,)
+        # 0 instead of "input not used in the graph". Zeros, not g·0: an inf or nan
+        # upstream gradient times 0 would be nan, where PyTorch sends 0
+        return (zeros_like_grad(xp, g),)
 
 
 def sign(a):
     a = operand(a)
-    return record(SignBackward0, np.sign(a._data), (a,))
+    x = a._data
+    if x.dtype.kind == "b":  # PyTorch: a bool's sign is itself (numpy has no bool sign)
+        return record(SignBackward0, x.copy(), (a,))
+    out = np.sign(x)
+    if out.dtype.kind == "f":  # sign(nan) is 0 in PyTorch, nan in numpy
+        out = np.nan_to_num(out, nan=0.0)
+    return record(SignBackward0, out, (a,))
 
 
 # |a| ----------------------------------------------------------------------------
@@ -37,11 +46,17 @@ class AbsBackward0(Node):
     op, rules = "abs", ("∂|a|/∂a = sign(a)",)
 
     def vjp(self, xp, g, a):
-        return (g * xp.sign(a),)
+        # PyTorch's sign(nan) is 0, so |a|'s slope at nan is 0; numpy's sign gives nan
+        return (g * xp.where(a != a, 0.0, xp.sign(a)),)
 
 
 def abs(a):  # noqa: A001
     a = operand(a)
+    if a._data.dtype.kind == "b":
+        raise NotImplementedError(
+            "abs: \"abs_cpu\" not implemented for 'Bool': abs() of a bool tensor is not supported "
+            "(a mask is already its own absolute value)"
+        )
     return record(AbsBackward0, np.abs(a._data), (a,), saved=(a,))
 
 
@@ -160,11 +175,18 @@ class ReluBackward0(Node):
     op, rules = "relu", ("∂relu(a)/∂a = 1 if a > 0 else 0",)
 
     def vjp(self, xp, g, out):
-        return (g * xp.step(out),)
+        # PyTorch's threshold_backward: exactly 0 where out <= 0, g elsewhere, nan included
+        # (nan <= 0 is false, and relu(nan) is nan). A where, not g·step(out), which would
+        # give nan for an inf or nan g times 0. The 0 is written step(out), which is 0
+        # there, so that under create_graph the gradient still depends on out, with
+        # derivative 0: a second derivative is then 0, not "not used in the graph"
+        return (xp.where(out <= 0, xp.step(out), g),)
 
 
 def relu(a):
     a = operand(a)
+    if a._data.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
     return record(ReluBackward0, np.maximum(a._data, 0), (a,), saved=(OUTPUT,))
 
 
@@ -176,8 +198,10 @@ class LeakyReluBackward0(Node):
 
     def vjp(self, xp, g, a):
         slope = self.args
-        # slope·g everywhere, plus the rest of g where a > 0 (step(a) is 1 there, else 0)
-        return (g * slope + g * (1 - slope) * xp.step(a),)
+        # g where a > 0, else slope·g (nan included, as in PyTorch). A where, not a sum of
+        # products with step(a), which would give nan for an inf g times 0. Adding step(a),
+        # which is 0 on that side, keeps a in a create_graph gradient with derivative 0
+        return (xp.where(a > 0, g, g * slope + xp.step(a)),)
 
 
 class LeakyReluBackward1(LeakyReluBackward0):
@@ -212,7 +236,18 @@ def clamp(a, min=None, max=None):  # noqa: A002 - PyTorch's names
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     a = operand(a)
-    out = np.clip(a._data, min, max)
+    x = a._data
+    if x.dtype == np.float32:
+        # PyTorch turns each bound into the tensor's dtype first; numpy would silently clamp to inf
+        limit = float(np.finfo(np.float32).max)
+        for bound in (min, max):
+            if isinstance(bound, float) and np.isfinite(bound) and builtins.abs(bound) > limit:
+                raise RuntimeError(
+                    f"clamp: value cannot be converted to type float without overflow: the bound "
+                    f"{bound} is outside float32's range (the tensor is float32)"
+                )
+    # an int or bool tensor with a float bound gives float32, as in PyTorch; numpy gives float64
+    out = torch_float(np.clip(x, min, max), a)
     return record(ClampBackward1, out, (a,), saved=(a,), args=(min, max))
 
 
@@ -227,9 +262,10 @@ class MaximumBackward0(Node):
     rules = ("1 where a > b, ½ where a = b", "1 where b > a, ½ where a = b")
 
     def vjp(self, xp, g, a, b):
-        # a tie splits the gradient in half, as in PyTorch
+        # a tie splits the gradient in half, as in PyTorch; and as there, each side gets 0
+        # only where it is strictly smaller, so where a or b is nan (the output is nan) both get g
         share = xp.where(a == b, g / 2, g)
-        return xp.where(a >= b, share, 0.0), xp.where(b >= a, share, 0.0)
+        return xp.where(a < b, 0.0, share), xp.where(b < a, 0.0, share)
 
 
 def maximum(a, b):
@@ -244,8 +280,8 @@ class MinimumBackward0(Node):
     rules = ("1 where a < b, ½ where a = b", "1 where b < a, ½ where a = b")
 
     def vjp(self, xp, g, a, b):
-        share = xp.where(a == b, g / 2, g)
-        return xp.where(a <= b, share, 0.0), xp.where(b <= a, share, 0.0)
+        share = xp.where(a == b, g / 2, g)  # as in maximum: ties halve, nan sends g to both
+        return xp.where(a > b, 0.0, share), xp.where(b > a, 0.0, share)
 
 
 def minimum(a, b):

@@ -35,9 +35,11 @@ def _axes(dim, ndim: int) -> tuple[int, ...]:
             raise IndexError(
                 f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], but got {d})"
             )
-        if ndim:  # a 0-d tensor accepts dim 0 or -1, and has no axis to reduce
-            out.append(d % ndim)
-    return tuple(sorted(set(out)))
+        if d % bound in out:  # sum((0, 0)) or sum((0, -2)): PyTorch refuses to reduce a dim twice
+            raise RuntimeError(f"dim {d % bound} appears multiple times in the list of dims")
+        out.append(d % bound)
+    # a 0-d tensor accepts dim 0 or -1, and has no axis to reduce
+    return tuple(sorted(out)) if ndim else ()
 
 
 def _unreduce(xp, g, shape: tuple, axes: tuple, keepdim: bool):
@@ -133,11 +135,30 @@ class VarBackward0(Node):
         return (_unreduce(xp, g, a.shape, axes, keepdim) * 2 * centered / (n - c),)
 
 
+def _float_only(a, op: str) -> None:
+    """var and std: PyTorch refuses integer and bool tensors (it does not convert them)."""
+    if a._data.dtype.kind != "f":
+        raise RuntimeError(
+            f"{op}(): std and var only support floating point dtypes, but got {a.dtype!r}. "
+            "Convert first, for example x.float()"
+        )
+
+
+def _float_only_kernel(a, op: str) -> None:
+    """softmax and log_softmax: PyTorch has no kernel for integer or bool tensors."""
+    if a._data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"{op}(): not implemented for {a.dtype!r}; it needs a floating point tensor. "
+            "Convert first, for example x.float()"
+        )
+
+
 def var(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     a = operand(a)
+    _float_only(a, "var")
     axes = _axes(dim, a.ndim)
     c = _correction(unbiased, correction)
-    out = np.var(float_data(a), axis=axes, keepdims=keepdim, ddof=c)
+    out = np.var(a._data, axis=axes, keepdims=keepdim, ddof=c)
     return record(VarBackward0, out, (a,), saved=(a,), args=(axes, keepdim, c))
 
 
@@ -158,9 +179,10 @@ class StdBackward0(Node):
 
 def std(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     a = operand(a)
+    _float_only(a, "std")
     axes = _axes(dim, a.ndim)
     c = _correction(unbiased, correction)
-    out = np.std(float_data(a), axis=axes, keepdims=keepdim, ddof=c)
+    out = np.std(a._data, axis=axes, keepdims=keepdim, ddof=c)
     return record(StdBackward0, out, (a,), saved=(a, OUTPUT), args=(axes, keepdim, c))
 
 
@@ -203,9 +225,12 @@ def _extreme(a, dim, keepdim, largest: bool):
         return (maximum if largest else minimum)(a, dim)
     x = a._data
     name = "max" if largest else "min"
-    if x.size == 0:
-        raise RuntimeError(f"{name}(): expected a non-empty tensor; this one has shape {x.shape}")
     if dim is None:
+        if x.size == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0 "
+                f"(the input has shape {x.shape}). Specify the reduction dim with the 'dim' argument."
+            )
         value = x.max() if largest else x.min()
         node = MaxBackward1 if largest else MinBackward1
         # saved (not kept in args) so that backward checks their versions and frees them
@@ -214,6 +239,12 @@ def _extreme(a, dim, keepdim, largest: bool):
         values, indices = _extreme(a.reshape(1), 0, keepdim, largest)
         return ValuesIndices(values.reshape(()), indices.reshape(()))
     (axis,) = _axes(dim, a.ndim)
+    # an empty tensor works as long as the reduced dim is not the empty one: max over
+    # dim 0 of shape (1, 2, 0) gives values and indices of shape (2, 0), as in PyTorch
+    if x.shape[axis] == 0:
+        raise IndexError(
+            f"{name}(): Expected reduction dim {axis} to have non-zero size (the input has shape {x.shape})"
+        )
     index = (np.argmax if largest else np.argmin)(x, axis=axis, keepdims=True)
     values = np.take_along_axis(x, index, axis=axis)
     picked = np.zeros(x.shape, dtype=bool)
@@ -250,10 +281,11 @@ class SoftmaxBackward0(Node):
 
 def softmax(a, dim: int = -1):
     a = operand(a)
+    _float_only_kernel(a, "softmax")
     if a.ndim == 0:
         return softmax(a.reshape(1), 0).reshape(())
     (axis,) = _axes(dim, a.ndim)
-    e = np.exp(_shifted(float_data(a), axis))
+    e = np.exp(_shifted(a._data, axis))
     out = e / e.sum(axis=axis, keepdims=True)
     return record(SoftmaxBackward0, out, (a,), saved=(OUTPUT,), args=(axis,))
 
@@ -269,10 +301,11 @@ class LogSoftmaxBackward0(Node):
 
 def log_softmax(a, dim: int = -1):
     a = operand(a)
+    _float_only_kernel(a, "log_softmax")
     if a.ndim == 0:
         return log_softmax(a.reshape(1), 0).reshape(())
     (axis,) = _axes(dim, a.ndim)
-    z = _shifted(float_data(a), axis)
+    z = _shifted(a._data, axis)
     out = z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
     return record(LogSoftmaxBackward0, out, (a,), saved=(OUTPUT,), args=(axis,))
 

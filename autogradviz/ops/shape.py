@@ -29,15 +29,17 @@ def _shares_memory(out: np.ndarray, source: np.ndarray) -> bool:
     return base is source or base is source.base or np.may_share_memory(out, source)
 
 
-def _dim(dim: int, ndim: int) -> int:
+def _dim(dim: int, ndim: int, op: str | None = None) -> int:
     """A dim in range(ndim), with negative dims counted from the end; PyTorch's
-    IndexError otherwise. A 0-d tensor accepts dims 0 and -1, as in PyTorch."""
+    IndexError otherwise (after "op: " when `op` is given). A 0-d tensor accepts
+    dims 0 and -1, as in PyTorch."""
     if -ndim <= dim < ndim:
         return dim % ndim
     ndim = max(ndim, 1)
     if not -ndim <= dim < ndim:
+        prefix = f"{op}: " if op else ""
         raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})"
+            f"{prefix}Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})"
         )
     return dim % ndim
 
@@ -119,8 +121,10 @@ def flatten(a, start_dim: int = 0, end_dim: int = -1):
         return reshape(a, 1)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
-    shape = a.shape[:start] + (-1,) + a.shape[end + 1 :]
-    return reshape(a, shape) if a._data.size else reshape(a, a.shape[:start] + (0,) + a.shape[end + 1 :])
+    # the merged size is the product of the merged dims, not -1: with a size-0 dim
+    # elsewhere, -1 can't be inferred (flatten(1, 1) of shape (0, 3) is (0, 3), as in PyTorch)
+    merged = int(np.prod(a.shape[start : end + 1], dtype=np.int64))
+    return reshape(a, a.shape[:start] + (merged,) + a.shape[end + 1 :])
 
 
 def squeeze(a, dim=None):
@@ -250,8 +254,22 @@ def to_index(index):
         array = index._data
         return int(array) if array.ndim == 0 and array.dtype.kind in "iu" else array
     if isinstance(index, list):
-        return np.asarray([i._data if isinstance(i, Tensor) else i for i in index])
+        array = np.asarray([i._data if isinstance(i, Tensor) else i for i in index])
+        # numpy makes [] a float array, which it refuses as an index; PyTorch reads it as
+        # an empty list of positions: x[[]] picks nothing
+        return array.astype(np.int64) if array.size == 0 and array.dtype.kind == "f" else array
+    if isinstance(index, slice) and index.step is not None and index.step < 0:
+        # numpy would reverse; PyTorch refuses, since its views can't have negative strides
+        raise ValueError(
+            f"index: step must be greater than zero, but got {index.step} in {_slice_text(index)}. "
+            "To reverse, index with a list of positions: x[agv.arange(n - 1, -1, -1)]"
+        )
     return index
+
+
+def _slice_text(s: slice) -> str:
+    """The slice as the learner wrote it: slice(None, None, -1) is ::-1."""
+    return ":".join("" if v is None else str(v) for v in (s.start, s.stop, s.step))
 
 
 def index_steps(index) -> tuple:
@@ -344,6 +362,10 @@ def _index(a: Tensor, index, given):
     basic = _is_basic(index)
     if type(out) is not np.ndarray:  # numpy returns a copy as a scalar for x[0] of a vector
         out = _zero_d_view(a._data, index) if basic else np.asarray(out)
+    elif not basic and not out.flags.c_contiguous:
+        # numpy may lay a copy out in another order (x[:, [1, 0]] comes back column-major);
+        # PyTorch's copies are contiguous, so view() of them works: lay ours out the same
+        out = np.ascontiguousarray(out)
     if basic:  # ints and slices: numpy returns a view, as PyTorch does
         node = _basic_index_node(index)
         return make_view(record(node, out, (a,), args=(a.shape, index)), a, (getitem, index))
@@ -437,7 +459,7 @@ def cat(tensors, dim: int = 0):
     ndim = tensors[0].ndim
     if ndim == 0:
         raise RuntimeError("cat: zero-dimensional tensor cannot be concatenated")
-    axis = dim % ndim
+    axis = _dim(dim, ndim, "cat")  # dim % ndim would quietly wrap an out-of-range dim
     try:
         out = torch_float(np.concatenate([t._data for t in tensors], axis=axis), *tensors)
     except ValueError:
@@ -467,7 +489,8 @@ def stack(tensors, dim: int = 0):
     tensors = [operand(t) for t in tensors]
     if not tensors:
         raise RuntimeError("stack: expected a non-empty list of tensors")
-    axis = dim % (tensors[0].ndim + 1)
+    # the new dim may go after the last one: range(ndim + 1), as in PyTorch
+    axis = _dim(dim, tensors[0].ndim + 1, "stack")
     try:
         out = torch_float(np.stack([t._data for t in tensors], axis=axis), *tensors)
     except ValueError:

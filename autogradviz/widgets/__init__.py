@@ -8,6 +8,8 @@ Reading order:
    (the drawing's node states, the panel, the gradient table, the quiz);
    `stepper.js` and `stepper.css` show the frames in the browser;
 3. `monitor.py`: `TrainingMonitor`, a live loss curve and per-layer gradient norms.
+4. `lifetime.py`: why a widget outlives its last reference (in a kernel, until
+   `close()`), and how both widgets are freed in plain Python.
 
 Like the drawings, the widgets read a graph only through the graph API of
 `core/protocol.py`.

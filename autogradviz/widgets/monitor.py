@@ -16,6 +16,11 @@ it prints one progress line and rewrites it in place.
 Drawing a figure takes about 0.1 s, far longer than a small training step. So
 the picture is redrawn at most every `every` seconds, and less often if drawing
 is slow: drawing never takes more than about a tenth of the time.
+
+Titles, metric and layer names are plain text: matplotlib would read `$...$`
+in them as math (and fail mid-training on a name like `w_$x{$`), so `_plain()` escapes
+every `$` before a name reaches a figure. The monitor keeps the model only
+until `finish()`, so the parameters can be freed once training is over.
 """
 
 from __future__ import annotations
@@ -29,12 +34,14 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TextIO
 
 import ipywidgets as widgets
+import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from ..core.tensor import Tensor
+from .lifetime import forget_without_kernel, widget_tree
 
 VANISHING = 1e-7  # a layer whose gradient norm is below this barely learns
 EXPLODING = 1e3  # above this (or inf/nan), one step can throw the weights far away
@@ -78,6 +85,17 @@ def layer_grad_norms(params: Params | Iterable[tuple[str, Any]]) -> dict[str, fl
             flat = np.asarray(param.grad, dtype=np.float64).ravel()
             squares[layer] = (squares[layer] or 0.0) + float(flat @ flat)
     return {layer: None if s is None else math.sqrt(s) for layer, s in squares.items()}
+
+
+def _plain(text: str) -> str:
+    """`text` for a matplotlib Text, shown exactly as typed: with every `$`
+    escaped, matplotlib finds no math in it (and a typed `\\$` shows as `\\$`)."""
+    return str(text).replace("$", r"\$")
+
+
+# the figure is drawn with these whatever the user's settings: with usetex, every name would go
+# through LaTeX (where `_`, `^`, `%`, `#` fail); parse_math=False would show our `\$` as typed
+_TEXT_SETTINGS = {"text.usetex": False, "text.parse_math": True}
 
 
 def _in_jupyter_kernel() -> bool:
@@ -172,6 +190,9 @@ class TrainingMonitor(widgets.VBox):
             FigureCanvasAgg(self.figure)  # draws to pixels, without pyplot
             children = [widgets.HBox([self.bar, self.status]), self.image]
         super().__init__(children)
+        # the bar, status, image, their box, layouts and styles: close() closes them too
+        self._made = [w for w in widget_tree(self) if w is not self]
+        forget_without_kernel([self, *self._made])
         if mode == "widget" and show and _in_jupyter_kernel():
             from IPython.display import display
 
@@ -230,7 +251,10 @@ class TrainingMonitor(widgets.VBox):
         self._next_redraw = self.clock() + max(self.every, 9 * took)  # drawing: at most ~10% of the time
 
     def finish(self) -> None:
-        """Show the final state and stop the clock (in text mode, end the line)."""
+        """Show the final state and stop the clock (in text mode, end the line).
+        The model is let go: its last gradient norms stay in `grad_norms`."""
+        # before the early return: a model given to an update() after finish() is let go as well
+        self._params = None
         if self.finished:
             return
         self._end, self.finished = self.clock(), True
@@ -245,6 +269,9 @@ class TrainingMonitor(widgets.VBox):
         """finish(), then close the widget: in Jupyter its view disappears."""
         self.finish()
         super().close()
+        for widget in self._made:  # a closed box does not close its children: in a kernel they would stay
+            widget.close()
+        self._made = []
 
     def __del__(self) -> None:
         super().close()  # garbage collection only frees the widget: it prints nothing
@@ -260,6 +287,11 @@ class TrainingMonitor(widgets.VBox):
     def _render_png(self) -> bytes:
         """Draw the panels afresh (loss; metrics if any; gradient norms if a model
         was given) and return the figure as PNG bytes."""
+        # the tick labels are made while drawing, so the whole drawing runs with these settings
+        with matplotlib.rc_context(_TEXT_SETTINGS):
+            return self._draw_figure()
+
+    def _draw_figure(self) -> bytes:
         fig = self.figure
         fig.clear()
         panels = 1 + bool(self.metrics) + bool(self.grad_norms)
@@ -273,15 +305,17 @@ class TrainingMonitor(widgets.VBox):
         if self.metrics:
             ax = axes.pop(0)
             ax.sharex(loss_ax)
+            lines = []
             for name, points in self.metrics.items():
                 steps, values = zip(*points)
-                ax.plot(steps, values, marker="." if len(points) <= 50 else None, label=name)
+                lines += ax.plot(steps, values, marker="." if len(points) <= 50 else None, label=name)
             ax.set(title="metrics", xlabel="step")
             ax.grid(alpha=0.3)
-            ax.legend()
+            # labels given, not collected: legend() would skip a name starting with "_"
+            ax.legend(lines, [_plain(name) for name in self.metrics])
         if self.grad_norms:
             _plot_grad_norms(axes.pop(0), self.grad_norms)
-        fig.suptitle(f"{self.title} - step {self.step}" + (f"/{self.total}" if self.total else ""))
+        fig.suptitle(f"{_plain(self.title)} - step {self.step}" + (f"/{self.total}" if self.total else ""))
         buffer = io.BytesIO()
         fig.canvas.print_png(buffer)
         return buffer.getvalue()
@@ -310,7 +344,7 @@ def _plot_grad_norms(ax, norms: dict[str, float | None]) -> None:
     ax.set_xscale("log")
     ax.set_xlim(low, high)
     ax.set_ylim(len(norms) - 0.5, -0.5)  # the first layer at the top
-    ax.set_yticks(range(len(norms)), list(norms))
+    ax.set_yticks(range(len(norms)), [_plain(name) for name in norms])
     ax.set_title("gradient norm per layer", pad=16)  # room for the zones' names
     ax.set_xlabel("L2 norm of the gradient (log scale)")
     ax.grid(axis="x", alpha=0.3)

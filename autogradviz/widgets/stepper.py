@@ -8,6 +8,10 @@ so stepping needs no kernel round trip and no new layout.
 
 Stepping never writes `.grad`. `apply()` runs the real `backward()` once, so
 the learner's tensors end up exactly as if they had called it.
+
+A stepper holds the whole graph (the root, every node, copies of every
+gradient): `close()` lets it go. In plain Python, dropping the stepper is
+enough (lifetime.py says why a kernel is different).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from ..viz.labels import preview
 from ..viz.model import Namer
 from ..viz.view import draw
 from . import trace
+from .lifetime import forget_without_kernel, widget_tree
 
 _HERE = Path(__file__).parent
 STATES = ("done", "current", "waiting")
@@ -44,8 +49,11 @@ class BackwardStepper(anywidget.AnyWidget):
     summed away. With quiz=True the learner predicts each step first.
     """
 
-    _esm = _HERE / "stepper.js"
-    _css = _HERE / "stepper.css"
+    # the code itself, not the files' paths: for a path, anywidget connects each new widget to the
+    # file's change signal (hot reload) through a closure holding the widget, and the class keeps
+    # that signal, so no stepper could ever be freed
+    _esm = (_HERE / "stepper.js").read_text(encoding="utf-8")
+    _css = (_HERE / "stepper.css").read_text(encoding="utf-8")
 
     svg = traitlets.Unicode("").tag(sync=True)
     frames = traitlets.List().tag(sync=True)
@@ -68,9 +76,11 @@ class BackwardStepper(anywidget.AnyWidget):
         quiz: bool = False,
         **draw_options,
     ):
+        # first: close() (also run by the base class's __del__ if this __init__ fails) reads them
+        self._closed, self._made = False, []
         self._root, self._gradient = root, gradient
         self._tensors_reader = AUTOGRADVIZ
-        self.steps = trace.record(root, gradient, names)
+        self._steps = trace.record(root, gradient, names)
         self._namer = Namer([root], names, self._tensors_reader)
         self._root_node = self._tensors_reader.node(root)
         (seed,) = engine.root_gradients(
@@ -83,48 +93,90 @@ class BackwardStepper(anywidget.AnyWidget):
         super().__init__(
             svg=_strip_xml_prolog(self._view.svg()), frames=self._frames(), position=0, quiz=quiz
         )
+        # the widgets made with this one (its layout): close() closes them too, and only them
+        self._made = [w for w in widget_tree(self) if w is not self]
+        forget_without_kernel([self, *self._made])
 
     def __repr__(self) -> str:
         # short and with no memory address: a notebook shows it as text/plain, and nbval compares it
+        if self._closed:
+            return "<autogradviz BackwardStepper: closed>"
         return f"<autogradviz BackwardStepper: {self.last} steps, at position {self.position}>"
+
+    def close(self) -> None:
+        """Let go of the graph (the root, every node, the gradients recorded) and
+        close the widget: in Jupyter its view disappears. The `.grad` that
+        `apply()` wrote stays on the tensors. Calling it again does nothing."""
+        self._closed = True
+        # every reference to the graph: the tensors, the nodes (they hold their saved tensors and
+        # edges, so one node keeps the whole graph alive), the drawing's boxes, the names' tensors
+        self._root = self._gradient = self._root_node = self._seed = None
+        self._steps, self._namer, self._view, self._ids = [], None, None, {}
+        super().close()  # first the widget: its view must not see the emptied frames below
+        for widget in self._made:
+            widget.close()
+        self._made = []
+        # the synced state is text and numbers, no graph, but it can be megabytes for a big graph
+        self.svg, self.frames = "", []
+
+    def _check_open(self, what: str) -> None:
+        if self._closed:
+            raise RuntimeError(
+                f"BackwardStepper: this stepper was closed; {what} needs the graph, which close() freed. "
+                "Make a new BackwardStepper(root) to step through it again."
+            )
 
     # -- the headless API ---------------------------------------------------------
 
     @property
+    def steps(self) -> list[trace.Step]:
+        """The recorded walk, one Step per node, in the order the engine ran them."""
+        self._check_open("steps")
+        return self._steps
+
+    @property
     def last(self) -> int:
         """The last position: every step has run."""
-        return len(self.steps)
+        self._check_open("last")
+        return len(self._steps)
 
     def next(self) -> int:
+        self._check_open("next()")
         self.position = min(self.position + 1, self.last)
         return self.position
 
     def back(self) -> int:
+        self._check_open("back()")
         self.position = max(self.position - 1, 0)
         return self.position
 
     def reset(self) -> int:
+        self._check_open("reset()")
         self.position = 0
         return self.position
 
     def goto(self, position: int) -> int:
+        self._check_open("goto()")
         if not 0 <= position <= self.last:
             raise IndexError(f"goto: position {position} is outside 0..{self.last}")
         self.position = position
         return self.position
 
     def run_to_end(self) -> int:
+        self._check_open("run_to_end()")
         return self.goto(self.last)
 
     @property
     def current(self) -> trace.Step | None:
         """The step that has just run, or None at the start."""
+        self._check_open("current")
         return self.steps[self.position - 1] if self.position else None
 
     def state(self) -> dict:
         """Each tensor of the graph that autogradviz can see (leaves, the root,
         tensors named in `names=`) mapped to its gradient so far: for a leaf,
         what its `.grad` will hold once written; for others, what has arrived."""
+        self._check_open("state()")
         now = trace.state_at(self.steps, self.position, self._root_node, self._seed)
         result = {}
         for t, node in self._tensors():
@@ -138,11 +190,13 @@ class BackwardStepper(anywidget.AnyWidget):
     def frame_svg(self, position: int | None = None) -> str:
         """The picture at `position` (default: the current one), as SVG text
         that styles itself: the same restyling the widget does in the browser."""
+        self._check_open("frame_svg()")
         frame = self.frames[self.position if position is None else position]
         return styled_svg(self.svg, frame["classes"])
 
     def apply(self) -> None:
         """Write the gradients into `.grad`, by running backward() itself once."""
+        self._check_open("apply()")
         if self._applied:
             raise RuntimeError("apply() already wrote these gradients; calling it again would add them twice")
         engine.backward([self._root], None if self._gradient is None else [self._gradient], retain_graph=True)
@@ -152,6 +206,7 @@ class BackwardStepper(anywidget.AnyWidget):
         """Quiz mode, without a browser: `answers` are the gradients you predict
         the next step sends, one per input it sends to (numbers or nested lists).
         Returns (right?, a hint with the rule and the upstream gradient)."""
+        self._check_open("check()")
         if self.position >= self.last:
             raise RuntimeError("check: the walk is over, there is no next step to predict")
         step = self.steps[self.position]
@@ -170,6 +225,7 @@ class BackwardStepper(anywidget.AnyWidget):
 
     def to_html(self, path: str | Path, title: str = "autogradviz: backward, step by step") -> Path:
         """A standalone page that steps through every frame: no kernel, no network."""
+        self._check_open("to_html()")
         script = (_HERE / "stepper.js").read_text(encoding="utf-8")
         css = (_HERE / "stepper.css").read_text(encoding="utf-8")
         state = {"svg": self.svg, "frames": self.frames, "position": 0, "quiz": self.quiz}
