@@ -379,12 +379,27 @@ def test_layers_with_bad_settings_construct_and_fail_at_the_call_as_in_torch(mak
     make(torch), make(agv)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ZeroDivisionError,
-    reason="nn/init.py: kaiming_uniform_ of a weight with fan_in 0 divides by zero (torch warns "
-    "'Initializing zero-element tensors is a no-op' and constructs it); F.conv2d then names the 0x0 kernel",
-)
-def test_conv2d_layer_with_a_zero_kernel_constructs():
-    torch.nn.Conv2d(3, 4, 0)
-    agv.nn.Conv2d(3, 4, 0)
+def test_conv2d_layer_with_a_zero_kernel_constructs_then_names_the_kernel():
+    # PyTorch warns and constructs the layer; the call then fails on the 0x0 kernel
+    with pytest.warns(UserWarning, match="^Initializing zero-element tensors is a no-op$"):
+        torch.nn.Conv2d(3, 4, 0)
+    with pytest.warns(UserWarning, match="^Initializing zero-element tensors is a no-op$"):
+        layer = agv.nn.Conv2d(3, 4, 0)
+    assert layer.weight.shape == (4, 3, 0, 0)
+    with pytest.raises(RuntimeError, match="kernel size should be greater than zero, but got a 0x0 kernel"):
+        layer(agv.ones(1, 3, 5, 5))
+
+
+@pytest.mark.parametrize("bias_shape", [(4,), (1,), (), (5, 4), (2, 5, 4)])
+def test_linear_gradients_with_a_broadcast_bias_match_torch(bias_shape):
+    """A bias that broadcasts ((1,), 0-d, the output's shape) gets its gradient in its own shape."""
+    rng = np.random.default_rng(0)
+    arrays = rng.standard_normal((2, 5, 3)), rng.standard_normal((4, 3)), rng.standard_normal(bias_shape)
+    grads = []
+    for lib, functional in ((torch, torch.nn.functional), (agv, agv.nn.functional)):
+        x, w, b = (lib.tensor(a, requires_grad=True) for a in arrays)
+        functional.linear(x, w, b).pow(2).sum().backward()
+        grads.append([t.grad.numpy() for t in (x, w, b)])
+    for ours, theirs in zip(*grads):
+        assert ours.shape == theirs.shape
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10)

@@ -22,6 +22,7 @@ from ..core.record import record
 from ..core.tensor import Tensor
 from ..ops import pointwise
 from ..ops._operands import operand
+from ..ops.broadcast import sum_to
 from ..ops.inplace import _inplace
 from .conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d
 from .losses import (
@@ -126,7 +127,8 @@ class LinearBackward0(Node):
         rows = xp.reshape(g, (-1, g.shape[-1]))
         gx = g @ weight if self.needs(0) else None
         gw = xp.transpose(rows, 0, 1) @ xp.reshape(x, (-1, x.shape[-1])) if self.needs(1) else None
-        gb = xp.sum(rows, 0) if self.needs(2) else None
+        # summed to the bias's own shape: (out_features,) usually, but a (1,) or 0-d bias broadcasts
+        gb = sum_to(xp, g, self.args) if self.needs(2) else None
         return gx, gw, gb
 
 
@@ -164,7 +166,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                 f"{out.shape} (input of shape {x.shape})"
             )
         out += bias._data
-    return record(LinearBackward0, out, (x, w, bias), saved=(x, w))
+    bias_shape = None if bias is None else bias.shape
+    return record(LinearBackward0, out, (x, w, bias), saved=(x, w), args=bias_shape)
 
 
 # embedding: row lookup in a table ------------------------------------------------------------------

@@ -9,6 +9,7 @@ own dtype, so VGG-11's 100-million-weight layer needs no float64 temporary.
 from __future__ import annotations
 
 import math
+import warnings
 
 from ..core import random
 from ..core.tensor import Tensor
@@ -79,6 +80,9 @@ def kaiming_uniform_(
     t: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
 ) -> Tensor:
     """He initialisation: uniform on ±√3·std, std = gain / √fan."""
+    if t._data.size == 0:  # no values and no fan: nothing to draw (PyTorch warns and returns too)
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return t
     bound = math.sqrt(3.0) * _kaiming_std(t, a, mode, nonlinearity)
     return uniform_(t, -bound, bound)
 
