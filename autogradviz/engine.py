@@ -351,7 +351,7 @@ def _retain(t: Tensor, g, create_graph: bool) -> None:
 def _as_list(x) -> list:
     if x is None:
         return []
-    if isinstance(x, Tensor):
+    if isinstance(x, (Tensor, str)):  # a str is one (wrong) item, not a list of letters
         return [x]
     return list(x)
 

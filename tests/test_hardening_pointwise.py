@@ -317,3 +317,22 @@ def test_integer_power_shapes_that_do_not_broadcast_raise():
 def test_bool_to_bool_power_raises_not_implemented():
     message = raises_like_torch(lambda m: m.tensor([True, False]) ** m.tensor([True, True]), exact=False)
     assert "pow" in message and "not implemented for 'Bool'" in message
+
+
+@pytest.mark.parametrize(
+    "values", [[1.0, float("nan"), 3.0], [float("nan"), float("nan"), 3.0], [[1.0, float("nan")], [4.0, 2.0]]]
+)
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_and_min_of_everything_at_nan_as_torch(values, name):
+    grads = []
+    for lib in (agv, torch):
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        getattr(x, name)().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_max_of_everything_at_nan_twice_differentiable():
+    x = agv.tensor([1.0, float("nan"), float("nan")], dtype=agv.float64, requires_grad=True)
+    (gx,) = agv.grad(x.max(), x, create_graph=True)
+    assert gx.tolist() == [0.0, 0.5, 0.5]

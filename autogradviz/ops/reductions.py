@@ -195,6 +195,8 @@ class MaxBackward1(Node):
 
     def vjp(self, xp, g, a, out):
         winners = a == out
+        if out != out:  # the result is NaN (x != x only for NaN): the NaNs are the winners, as in PyTorch
+            winners = a != a
         return (xp.where(winners, g / winners.sum(), 0.0),)
 
 
