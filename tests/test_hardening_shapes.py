@@ -470,3 +470,40 @@ def test_setitem_int_index_with_leading_size_one_value(value):
         return y, x.grad, v.grad
 
     same(run)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: agv.ones(6).reshape(2.0, 3),
+            "reshape(): argument 'shape' must be a tuple of ints, but found element of type float at pos 0",
+        ),
+        (
+            lambda: agv.ones(6).view(2, 3.0),
+            "view(): argument 'shape' must be a tuple of ints, but found element of type float at pos 1",
+        ),
+        (
+            lambda: agv.ones(2, 1).expand(2, 3.5),
+            "expand(): argument 'shape' must be a tuple of ints, but found element of type float at pos 1",
+        ),
+        (
+            lambda: agv.ones(2, 3).permute(1.0, 0),
+            "permute(): argument 'shape' must be a tuple of ints, but found element of type float at pos 0",
+        ),
+        (
+            lambda: agv.ones(6).reshape(True, 6),
+            "reshape(): argument 'shape' must be a tuple of ints, but found element of type bool at pos 0",
+        ),
+    ],
+)
+def test_shapes_must_be_ints_as_in_torch(call, message):
+    with pytest.raises(TypeError) as error:
+        call()
+    assert str(error.value) == message
+
+
+def test_a_0d_int_tensor_is_a_size():
+    assert agv.ones(6).reshape(agv.tensor(2), 3).shape == tuple(
+        torch.ones(6).reshape(torch.tensor(2), 3).shape
+    )

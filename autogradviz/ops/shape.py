@@ -12,10 +12,18 @@ from ..core.views import make_view
 from ._operands import binary, operand, torch_float
 
 
-def _shape_args(shape) -> tuple[int, ...]:
-    """reshape(2, 3), reshape((2, 3)) and reshape([2, 3]) all mean the same."""
+def _shape_args(shape, op: str = "reshape") -> tuple[int, ...]:
+    """reshape(2, 3), reshape((2, 3)) and reshape([2, 3]) all mean the same.
+    Sizes must be ints (or 0-d integer tensors), as in PyTorch: int(2.5)
+    would quietly give a shape nobody asked for."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
+    for position, n in enumerate(shape):
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer, Tensor)):
+            raise TypeError(
+                f"{op}(): argument 'shape' must be a tuple of ints, but found element of type "
+                f"{type(n).__name__} at pos {position}"
+            )
     return tuple(map(int, shape))  # map: twice as fast as a generator, on a hot path
 
 
@@ -104,7 +112,7 @@ def view(a, *shape):
     """Like reshape, but never copies: PyTorch refuses a view() that the
     memory layout can't give (after a transpose, say), so we do too."""
     a = operand(a)
-    shape = _shape_args(shape)
+    shape = _shape_args(shape, "view")
     out = _reshape(a, shape, ViewBackward0)
     if out._extra("base") is None and out._data.size:  # reshape had to copy
         raise RuntimeError(
@@ -161,7 +169,7 @@ class PermuteBackward0(Node):
 
 def permute(a, *dims):
     a = operand(a)
-    dims = _shape_args(dims)
+    dims = _shape_args(dims, "permute")
     if sorted(d % max(a.ndim, 1) for d in dims) != list(range(a.ndim)):
         raise RuntimeError(
             f"permute: dims {dims} are not a permutation of the {a.ndim} dims of shape {a.shape}"
@@ -217,7 +225,7 @@ class ExpandBackward0(Node):
 
 def expand(a, *sizes):
     a = operand(a)
-    sizes = _shape_args(sizes)
+    sizes = _shape_args(sizes, "expand")
     lead = len(sizes) - a.ndim
     if lead < 0:
         raise RuntimeError(
