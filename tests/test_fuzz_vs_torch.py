@@ -168,27 +168,6 @@ KNOWN_DIVERGENCES: list[KnownDivergence] = [
         "(x ** 0.5).sum().backward()\nout = x.grad",
     ),
     KnownDivergence(
-        "0-d tensor: transpose/softmax/log_softmax/max(dim)/min(dim) accept a dim other than 0 "
-        "or -1 (torch: IndexError, dim out of range [-1, 0])",
-        lambda p, op: (
-            op.kind in ("transpose", "softmax", "log_softmax", "max", "min")
-            and _ndim(p, op.refs[0]) == 0
-            and _dim_out_of_range(p, op)
-        ),
-        "x = lib.tensor(1.0, dtype=lib.float64)\nout = x.transpose(0, 1)",
-    ),
-    KnownDivergence(
-        "softmax/log_softmax of an int64 or bool tensor: checks the dtype before the dim "
-        "(NotImplementedError where torch raises IndexError), and refuses a size-0 one, "
-        "which torch returns as it is",
-        lambda p, op: (
-            op.kind in ("softmax", "log_softmax")
-            and _dtype(p, op.refs[0]) in ("int64", "bool")
-            and (_dim_out_of_range(p, op) or 0 in _info(p, op.refs[0]).shape)
-        ),
-        "x = lib.tensor([1, 2])\nout = x.log_softmax(dim=3)",
-    ),
-    KnownDivergence(
         "x[i] = v on a leaf that requires grad (or a view of one) with an index out of range: "
         "agv reports the in-place-on-leaf RuntimeError first, torch the IndexError",
         lambda p, op: (
@@ -248,16 +227,6 @@ KNOWN_DIVERGENCES: list[KnownDivergence] = [
             and _dtype(p, op.params[2]) != _dtype(p, op.refs[0])
         ),
         "x = lib.tensor([0, 1])\nx[[0]] = lib.tensor(2.0, dtype=lib.float64)\nout = x",
-    ),
-    KnownDivergence(
-        "a list index out of range on a tensor with no elements: torch does not check it "
-        "(the result is empty), agv raises IndexError",
-        lambda p, op: (
-            op.kind in ("index", "setitem")
-            and 0 in _info(p, op.refs[0]).shape
-            and any(it[0] == "list" for it in op.params[0])
-        ),
-        "x = lib.zeros((0, 2), dtype=lib.float64)\nout = x[:, [5]]",
     ),
     KnownDivergence(
         "bool @ bool with no elements to multiply: torch returns an empty bool tensor, agv raises",

@@ -237,7 +237,8 @@ def _extreme(a, dim, keepdim, largest: bool):
         node = MaxBackward1 if largest else MinBackward1
         # saved (not kept in args) so that backward checks their versions and frees them
         return record(node, np.asarray(value), (a,), saved=(a, OUTPUT))
-    if a.ndim == 0:  # one element: treat it as a vector of one
+    if a.ndim == 0:  # one element: treat it as a vector of one, once dim is checked (0 or -1)
+        _axes(dim, 0)
         values, indices = _extreme(a.reshape(1), 0, keepdim, largest)
         return ValuesIndices(values.reshape(()), indices.reshape(()))
     (axis,) = _axes(dim, a.ndim)
@@ -272,6 +273,14 @@ def _shifted(x: np.ndarray, axis: int) -> np.ndarray:
     return x - x.max(axis=axis, keepdims=True) if x.size else x
 
 
+def _empty_integral(a, dim) -> bool:
+    """softmax and log_softmax check the dim first (IndexError, a 0-d tensor too), as
+    PyTorch does; then an int or bool tensor with no elements has nothing to compute,
+    and PyTorch returns it as it is (same dtype) instead of refusing its dtype."""
+    _axes(dim, a.ndim)
+    return a._data.size == 0 and a._data.dtype.kind != "f"
+
+
 class SoftmaxBackward0(Node):
     __slots__ = ()
     op, rules = "softmax", ("∂sᵢ/∂aⱼ = sᵢ(δᵢⱼ - sⱼ)",)
@@ -283,6 +292,8 @@ class SoftmaxBackward0(Node):
 
 def softmax(a, dim: int = -1):
     a = operand(a)
+    if _empty_integral(a, dim):
+        return _make(a._data.copy())
     _float_only_kernel(a, "softmax")
     if a.ndim == 0:
         return softmax(a.reshape(1), 0).reshape(())
@@ -303,6 +314,8 @@ class LogSoftmaxBackward0(Node):
 
 def log_softmax(a, dim: int = -1):
     a = operand(a)
+    if _empty_integral(a, dim):
+        return _make(a._data.copy())
     _float_only_kernel(a, "log_softmax")
     if a.ndim == 0:
         return log_softmax(a.reshape(1), 0).reshape(())

@@ -195,7 +195,8 @@ class TBackward0(TransposeBackward0):
 
 def transpose(a, dim0: int, dim1: int, node=TransposeBackward0):
     a = operand(a)
-    if a.ndim == 0:
+    if a.ndim == 0:  # dims 0 and -1 only, as in PyTorch; the transpose is the tensor itself
+        _dim(dim0, 0), _dim(dim1, 0)
         return make_view(record(node, a._data, (a,), args=(0, 0)), a, (transpose, 0, 0, node))
     dim0, dim1 = _dim(dim0, a.ndim), _dim(dim1, a.ndim)
     out = np.swapaxes(a._data, dim0, dim1)
@@ -366,7 +367,16 @@ def _index(a: Tensor, index, given):
     try:
         out = a._data[index]
     except IndexError as error:
-        raise IndexError(f"index: {error} (the tensor has shape {a.shape})") from None
+        # a tensor with no elements: PyTorch checks list positions only as it reads them,
+        # and reads none, so zeros((0, 2))[:, [5]] is an empty (0, 1). Positions clipped
+        # into range give that shape (and a backward that reads nothing either)
+        if a._data.size != 0:
+            raise IndexError(f"index: {error} (the tensor has shape {a.shape})") from None
+        index = _clipped(index, a.shape)
+        try:
+            out = a._data[index]
+        except IndexError:
+            raise IndexError(f"index: {error} (the tensor has shape {a.shape})") from None
     basic = _is_basic(index)
     if type(out) is not np.ndarray:  # numpy returns a copy as a scalar for x[0] of a vector
         out = _zero_d_view(a._data, index) if basic else np.asarray(out)
@@ -381,6 +391,27 @@ def _index(a: Tensor, index, given):
         return record(IndexBackward0, out, (a,))
     index, tensors = frozen_index(index, given)
     return record(IndexBackward0, out, (a,), saved=(index, *tensors), args=a.shape)
+
+
+def _clipped(index, shape: tuple):
+    """The index with each array of positions clipped into its dim's range. A dim of
+    size 0 is left as it is, so that indexing it still raises, as in PyTorch."""
+    parts = index if isinstance(index, tuple) else (index,)
+
+    def n_axes(p) -> int:  # how many of the tensor's dims an index part uses
+        if isinstance(p, np.ndarray):
+            return p.ndim if p.dtype == bool else 1
+        return 0 if p is None or p is Ellipsis else 1
+
+    dim, out = 0, []
+    for i, p in enumerate(parts):
+        if p is Ellipsis:  # it covers the dims the parts after it leave
+            dim = len(shape) - sum(n_axes(q) for q in parts[i + 1 :])
+        elif isinstance(p, np.ndarray) and p.dtype.kind in "iu" and dim < len(shape) and shape[dim]:
+            p = np.clip(p, -shape[dim], shape[dim] - 1)
+        out.append(p)
+        dim += n_axes(p)
+    return tuple(out) if isinstance(index, tuple) else out[0]
 
 
 def _zero_d_view(array: np.ndarray, index) -> np.ndarray:
