@@ -61,3 +61,25 @@ def test_a_list_index_on_a_tensor_with_no_elements_is_empty_as_in_torch():
         is _raises(lambda lib: lib.zeros((0, 2))[[5]], torch)[0]
     )
     assert _raises(lambda lib: lib.tensor(0.0)[1], agv)[0] is IndexError
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib: lib.tensor([1.0]).sub_(lib.tensor([True])),
+        lambda lib: lib.tensor([1.0]).sub_(True),
+        lambda lib: lib.tensor([True]).sub_(lib.tensor([False])),
+        lambda lib: lib.tensor([1.0], requires_grad=True).sub_(True),
+    ],
+)
+def test_in_place_subtraction_with_a_bool_raises_as_torch(call):
+    ours, theirs = _raises(call, agv), _raises(call, torch)
+    assert ours[0] is theirs[0] is RuntimeError
+    assert ours[1].split(".")[0] in theirs[1] or "leaf Variable" in theirs[1]
+
+
+def test_a_refused_in_place_subtraction_writes_nothing():
+    x = agv.tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError):
+        x -= agv.tensor([True, False])
+    assert x.tolist() == [1.0, 2.0] and x.version == 0

@@ -248,15 +248,6 @@ KNOWN_DIVERGENCES: list[KnownDivergence] = [
         "out = a ** b  # torch: a becomes -0.0 in float32, (-0.0) ** 0.5 = 0; agv: nan",
     ),
     KnownDivergence(
-        "x.sub_(b) with a bool tensor b: torch raises 'Subtraction, the `-` operator, with a bool "
-        "tensor is not supported', agv subtracts",
-        lambda p, op: (
-            op.kind == "sub_"
-            and ((len(op.refs) > 1 and _dtype(p, op.refs[1]) == "bool") or op.params[0] is True)
-        ),
-        "x = lib.tensor([1.0], dtype=lib.float64)\nx.sub_(lib.tensor([True]))\nout = x",
-    ),
-    KnownDivergence(
         "backward through x ** b with a bool tensor exponent b: torch's backward raises "
         "(it computes b - 1 on a bool tensor), agv returns a gradient",
         lambda p, op: (

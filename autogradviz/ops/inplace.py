@@ -162,6 +162,10 @@ def add_(t, other):
 
 
 def sub_(t, other):
+    # PyTorch refuses a bool on either side of -, in place too (after its leaf rule),
+    # before anything is written; numpy's fast path below would just subtract
+    if not (_grad_state.enabled and t._requires_grad and t._grad_fn is None):
+        arithmetic._refuse_bool_subtraction(t, operand(other))
     return _inplace(t, "sub_", lambda old: arithmetic.sub(old, other), other, np.subtract)
 
 
