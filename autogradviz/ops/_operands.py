@@ -90,12 +90,6 @@ def torch_float(out: np.ndarray, *operands) -> np.ndarray:
     return out if any(x.dtype == F64 for x in deciding) else out.astype(F32)
 
 
-def zeros_like_grad(xp, g):
-    """Zeros of g's shape and dtype, for a backward formula whose derivative is 0
-    (PyTorch's zeros_like(grad)). Not g·0: an inf or nan g times 0 is nan."""
-    return xp.where(False, g, 0.0)
-
-
 def is_bool(x) -> bool:
     """A bool tensor, or a Python bool (which PyTorch treats as a bool scalar)."""
     return x._data.dtype.kind == "b" if type(x) is Tensor else isinstance(x, (bool, np.bool_))

@@ -11,7 +11,8 @@ from ..core.dtypes import to_dtype
 from ..core.graph import OUTPUT, Node
 from ..core.record import record
 from ..core.tensor import Tensor
-from ._operands import binary, data, float_data, operand, torch_float, zeros_like_grad
+from . import numpy_math
+from ._operands import binary, data, float_data, operand, torch_float
 
 
 # sign(a): -1, 0 or 1 ---------------------------------------------------------------
@@ -25,7 +26,7 @@ class SignBackward0(Node):
         # anyway (as PyTorch does) keeps abs' and relu's second derivatives at
         # 0 instead of "input not used in the graph". Zeros, not g·0: an inf or nan
         # upstream gradient times 0 would be nan, where PyTorch sends 0
-        return (zeros_like_grad(xp, g),)
+        return (xp.zeros_like(g),)
 
 
 def sign(a):
@@ -180,6 +181,10 @@ class ReluBackward0(Node):
         # give nan for an inf or nan g times 0. The 0 is written step(out), which is 0
         # there, so that under create_graph the gradient still depends on out, with
         # derivative 0: a second derivative is then 0, not "not used in the graph"
+        if xp is numpy_math and np.isfinite(g).all() and not np.isnan(out).any():
+            # the same numbers, when nothing is inf or nan: numpy's where is about 9x
+            # slower than this product, and relu's backward is on every MLP's path
+            return (g * xp.step(out),)
         return (xp.where(out <= 0, xp.step(out), g),)
 
 
