@@ -176,18 +176,6 @@ KNOWN_DIVERGENCES: list[KnownDivergence] = [
         "x = lib.tensor([[1.0]], dtype=lib.float64, requires_grad=True)\nx[5] = 2.0",
     ),
     KnownDivergence(
-        "x[mask] = v with a value of 2 or more dims that does not broadcast to the selection: "
-        "numpy's TypeError leaks (torch: RuntimeError shape mismatch)",
-        lambda p, op: (
-            op.kind == "setitem"
-            and any(it[0] == "mask" for it in op.params[0])
-            and op.params[2] is not None
-            and _ndim(p, op.params[2]) >= 2
-        ),
-        "x = lib.tensor([1.0, -1.0, 2.0, 3.0], dtype=lib.float64)\n"
-        "x[x > 0] = lib.ones((2, 2), dtype=lib.float64)",
-    ),
-    KnownDivergence(
         "in-place write into an expand()-ed view refused even where no written element is "
         "shared (an expand that broadcast nothing, or a slice that picks one of the copies); "
         "torch allows it",

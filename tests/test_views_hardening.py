@@ -311,3 +311,19 @@ def test_x0_equals_a_one_element_tensor():
     x = agv.zeros(3)
     x[0] = agv.tensor([5.0])
     assert x.tolist() == [5.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("value_shape", [(2, 2), (3, 1), (1, 3), (3,), ()])
+def test_mask_assignment_broadcasts_or_raises_as_torch(value_shape):
+    results = []
+    for lib in (agv, torch):
+        x = lib.tensor([1.0, -1.0, 2.0, 3.0], dtype=lib.float64) * 1
+        v = lib.tensor(np.arange(1.0, 1.0 + np.prod(value_shape)).reshape(value_shape), requires_grad=True)
+        try:
+            x[x > 0] = v
+        except RuntimeError as error:
+            results.append(("raised", "shape mismatch" in str(error)))
+            continue
+        (x * lib.tensor([1.0, 2.0, 3.0, 4.0], dtype=lib.float64)).sum().backward()
+        results.append((x.detach().numpy().tolist(), v.grad.numpy().tolist()))
+    assert results[0] == results[1]

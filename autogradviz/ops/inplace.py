@@ -302,6 +302,15 @@ def _without_leading_ones(value, ndim: int):
     return value
 
 
+def _fitted(value, target_shape: tuple):
+    """The value broadcast to the positions written. numpy's mask assignment takes
+    only a 0-d or 1-d value (else a TypeError); broadcasting it first gives every
+    case one rule, and one error: the shape mismatch below."""
+    if np.ndim(value) == 0:
+        return value
+    return np.broadcast_to(value, target_shape)  # a ValueError when it does not fit
+
+
 def setitem(t, index, value):
     given = index
     index = to_index(index)
@@ -320,7 +329,7 @@ def setitem(t, index, value):
         except IndexError as error:
             raise IndexError(f"x[index] = value: {error} (the tensor has shape {old.shape})") from None
         try:
-            part[steps[-1]] = _without_leading_ones(data(value), len(target_shape))
+            part[steps[-1]] = _fitted(_without_leading_ones(data(value), len(target_shape)), target_shape)
         except ValueError:
             raise RuntimeError(
                 f"x[index] = value: shape mismatch: value tensor of shape {np.shape(data(value))} "
