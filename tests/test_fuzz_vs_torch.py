@@ -206,17 +206,6 @@ KNOWN_DIVERGENCES: list[KnownDivergence] = [
         "x[0:1] = w\nout = (x.requires_grad, x.is_leaf)",
     ),
     KnownDivergence(
-        "x[mask or list] = v with a tensor v of another dtype: agv casts v, torch raises "
-        "RuntimeError 'Index put requires the source and destination dtypes match'",
-        lambda p, op: (
-            op.kind == "setitem"
-            and any(it[0] in ("mask", "list") for it in op.params[0])
-            and op.params[2] is not None
-            and _dtype(p, op.params[2]) != _dtype(p, op.refs[0])
-        ),
-        "x = lib.tensor([0, 1])\nx[[0]] = lib.tensor(2.0, dtype=lib.float64)\nout = x",
-    ),
-    KnownDivergence(
         "bool @ bool with no elements to multiply: torch returns an empty bool tensor, agv raises",
         lambda p, op: (
             op.kind == "matmul" and _dtype(p, op.refs[0]) == "bool" and _dtype(p, op.refs[1]) == "bool"

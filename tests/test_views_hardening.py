@@ -327,3 +327,30 @@ def test_mask_assignment_broadcasts_or_raises_as_torch(value_shape):
         (x * lib.tensor([1.0, 2.0, 3.0, 4.0], dtype=lib.float64)).sum().backward()
         results.append((x.detach().numpy().tolist(), v.grad.numpy().tolist()))
     assert results[0] == results[1]
+
+
+INDEX_PUTS = [
+    lambda lib: lib.tensor([0, 1]).__setitem__([0], lib.tensor(2.0, dtype=lib.float64)),
+    lambda lib: lib.tensor([0.0, 1.0]).__setitem__(lib.tensor([True, False]), lib.tensor(2, dtype=lib.int64)),
+    lambda lib: lib.tensor([0.0, 1.0, 2.0]).__setitem__(
+        lib.tensor([True, False, True]), lib.tensor([2, 3], dtype=lib.int64)
+    ),
+    lambda lib: lib.tensor([0.0, 1.0]).__setitem__(0, lib.tensor(2, dtype=lib.int64)),
+    lambda lib: lib.tensor([0.0, 1.0]).__setitem__([1], 3),
+    lambda lib: lib.zeros(2, 3).__setitem__((0, [1]), lib.tensor([1.0], dtype=lib.float64)),
+]
+
+
+@pytest.mark.parametrize("call", INDEX_PUTS)
+def test_index_put_dtypes_as_torch(call):
+    outcomes = []
+    for lib in (agv, torch):
+        try:
+            call(lib)
+            outcomes.append(None)
+        except RuntimeError as error:
+            outcomes.append(str(error))
+    assert (outcomes[0] is None) == (outcomes[1] is None)
+    if outcomes[1] is not None:
+        assert outcomes[1] in outcomes[0]  # torch's sentence, inside ours
+        assert outcomes[0].startswith("x[index] = value: Index put requires the source and destination")

@@ -311,9 +311,31 @@ def _fitted(value, target_shape: tuple):
     return np.broadcast_to(value, target_shape)  # a ValueError when it does not fit
 
 
+_TORCH_DTYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+
+
+def _check_index_put_dtypes(t: Tensor, index, value: Tensor) -> None:
+    """PyTorch casts the value for x[ints and slices] = v, but an index with a list
+    or tensor of positions is an "index put", which wants v in x's own dtype (one
+    exception: a single mask filled with a one-element value)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    arrays = [p for p in parts if isinstance(p, np.ndarray)]
+    if not arrays or value._data.dtype == t._data.dtype:
+        return
+    if len(arrays) == 1 and arrays[0].dtype == bool and arrays[0].ndim > 0 and value._data.size == 1:
+        return
+    raise RuntimeError(
+        "x[index] = value: Index put requires the source and destination dtypes match, got "
+        f"{_TORCH_DTYPE_NAMES[t._data.dtype.name]} for the destination and "
+        f"{_TORCH_DTYPE_NAMES[value._data.dtype.name]} for the source. (x is {t.dtype!r} and the value "
+        f"{value.dtype!r}: convert the value first, for example value.to(x.dtype).)"
+    )
+
+
 def setitem(t, index, value):
     given = index
     index = to_index(index)
+    value_is_tensor = isinstance(value, Tensor)
     value = operand(value)
 
     steps = index_steps(index)
@@ -335,6 +357,8 @@ def setitem(t, index, value):
                 f"x[index] = value: shape mismatch: value tensor of shape {np.shape(data(value))} "
                 f"cannot be broadcast to indexing result of shape {target_shape}"
             ) from None
+        if value_is_tensor:
+            _check_index_put_dtypes(old, index, value)
         seen[steps[-1]] = True
         if not _grad_state.enabled:  # under no_grad nothing is recorded: save nothing
             return _make(out)
