@@ -19,7 +19,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from .graph import SavedValue, accumulator_of
+from .graph import SavedValue, grad_node
 from .tensor import Tensor
 
 
@@ -109,9 +109,7 @@ class AutogradvizTensors:
         return isinstance(value, Tensor)
 
     def node(self, tensor: Tensor):
-        if tensor._grad_fn is not None:
-            return tensor._grad_fn
-        return accumulator_of(tensor) if tensor._requires_grad else None
+        return grad_node(tensor) if tensor._requires_grad else None
 
     def grad_fn(self, tensor: Tensor):
         return tensor._grad_fn
