@@ -6,8 +6,8 @@
 Both are the engine's own functions (see engine.py), not a second implementation.
 """
 
-from .core.grad_mode import enable_grad, no_grad, set_grad_enabled
-from .engine import backward, grad
-from .finite_differences import gradcheck
+from ..core.grad_mode import enable_grad, no_grad, set_grad_enabled
+from ..engine import backward, grad
+from ..finite_differences import gradcheck
 
 __all__ = ["backward", "enable_grad", "grad", "gradcheck", "no_grad", "set_grad_enabled"]
