@@ -4,6 +4,10 @@
     agv.autograd.backward(y)           # same as y.backward()
 
 Both are the engine's own functions (see engine.py), not a second implementation.
+
+Reading order: this file; `function.py`, custom Functions with their own
+backward; `functional.py`, jacobian, hessian, vjp and jvp built on `grad`;
+`graph.py`, hooks on saved tensors; `profiler.py`, which ops ran.
 """
 
 from ..core.grad_mode import enable_grad, no_grad, set_grad_enabled
