@@ -50,7 +50,7 @@ from .core.dtypes import bool_ as bool  # noqa: A001 - PyTorch's name
 from .core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .core.graph import AccumulateGrad, Node
 from .core.printing import set_printoptions
-from .core.random import manual_seed, seed
+from .core.random import Generator, default_generator, initial_seed, manual_seed, seed
 from .core.tensor import Tensor
 from .engine import BackwardStep, backward_steps, grad, topological_order
 from .finite_differences import GradcheckError, gradcheck
