@@ -18,16 +18,35 @@ import importlib as _importlib
 import warnings as _warnings
 
 from . import (  # numpy only: layers, models, optimizers, datasets and a DataLoader
+    accelerator,  # accelerator, backends, cuda: the CPU only, as tutorials' checks find
     autograd,
+    backends,
+    cuda,
     data,
+    linalg,
     models,
     nn,
     optim,
+    utils,  # utils.data: torch.utils.data's datasets, samplers and DataLoader
 )
 from . import methods as _methods  # noqa: F401 - attaches the ops to Tensor as methods
+from .autograd import profiler  # torch.profiler: the same module as agv.autograd.profiler
+from .autograd.variable import (  # the typed tensor classes of PyTorch < 0.4
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 from .core.creation import (
     arange,
+    as_tensor,
     empty,
+    empty_like,
     eye,
     from_numpy,
     full,
@@ -38,29 +57,45 @@ from .core.creation import (
     rand,
     rand_like,
     randint,
+    randint_like,
     randn,
     randn_like,
+    randperm,
     tensor,
     to_tensor,
     zeros,
     zeros_like,
 )
-from .core.dtypes import DType, float32, float64, int64
+from .core.device import device, get_default_device, set_default_device
+from .core.dtypes import DType, finfo, float16, float32, float64, iinfo, int8, int16, int32, int64, uint8
 from .core.dtypes import bool_ as bool  # noqa: A001 - PyTorch's name
-from .core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .core.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .core.graph import AccumulateGrad, Node
 from .core.printing import set_printoptions
 from .core.random import Generator, default_generator, initial_seed, manual_seed, seed
+from .core.size import Size
 from .core.tensor import Tensor
 from .engine import BackwardStep, backward_steps, grad, topological_order
-from .finite_differences import GradcheckError, gradcheck
+from .finite_differences import GradcheckError, gradcheck, gradgradcheck
 from .ops import *  # noqa: F403
-from .ops.reductions import ValuesIndices
+from .ops.arithmetic import addmm
+from .ops.reductions import ValuesIndices, amax, amin
+from .ops.sampling import bernoulli, multinomial, normal
 from .serialization import load, save
 
 float = float32  # noqa: A001
 double = float64
 long = int64
+int = int32  # noqa: A001 - PyTorch's names
+short = int16
+half = float16  # a name only: autogradviz computes in float32 or float64 (see core/dtypes.py)
 
 # numpy warns on log(0), 0/0 and the like; PyTorch returns -inf or nan silently,
 # and so do autogradviz's own ops (a user's own numpy code still warns)
@@ -81,4 +116,6 @@ def __getattr__(name: str):
         return _importlib.import_module("." + name, __name__)
     if name == "plot":
         return _importlib.import_module(".viz.plot", __name__)
+    if name == "paddle":  # Paddle 2.0's dynamic graph: `import autogradviz.paddle as paddle`
+        return _importlib.import_module(".paddle", __name__)
     raise AttributeError(f"module 'autogradviz' has no attribute {name!r}")

@@ -10,6 +10,9 @@ Every generator takes `seed=`: the same seed gives the same data on every run.
 Without one, they draw from autogradviz's own generator, so `agv.manual_seed(n)`
 makes them reproducible too. Classification datasets return int64 labels,
 regression returns float32 targets; the samples come shuffled.
+
+`TensorDataset` and `DataLoader` here are those of `autogradviz.utils.data`
+(PyTorch's `torch.utils.data`), where they are written: one DataLoader.
 """
 
 from __future__ import annotations
@@ -19,9 +22,8 @@ import math
 import numpy as np
 
 from .core import random
-from .core.creation import tensor
-from .core.tensor import Tensor, _make
-from .ops import stack
+from .core.tensor import _make
+from .utils.data import DataLoader, TensorDataset
 
 __all__ = [
     "two_moons",
@@ -216,88 +218,3 @@ def digits(seed=None, n: int = 1500):
         images.append(np.clip(pixels, 0, 1))
         labels.append(np.full(count, label))
     return _classification(np.concatenate(images)[:, None], np.concatenate(labels), rng)
-
-
-# -- batches -------------------------------------------------------------------------------------
-
-
-class TensorDataset:
-    """Tensors that share their first dimension, read sample by sample:
-    dataset[i] is (X[i], y[i], ...)."""
-
-    def __init__(self, *tensors: Tensor):
-        if not tensors:
-            raise ValueError("TensorDataset needs at least one tensor")
-        for t in tensors:
-            if not isinstance(t, Tensor):
-                raise TypeError(f"TensorDataset takes tensors, not {type(t).__name__}")
-            if t.ndim == 0:
-                raise ValueError("TensorDataset: a 0-d tensor has no samples to index")
-        sizes = [len(t) for t in tensors]
-        if len(set(sizes)) != 1:
-            raise ValueError(
-                f"Size mismatch between tensors: TensorDataset needs the same first dimension, got {sizes}"
-            )
-        self.tensors = tuple(tensors)
-
-    def __getitem__(self, index):
-        return tuple(t[index] for t in self.tensors)
-
-    def __len__(self) -> int:
-        return len(self.tensors[0])
-
-
-class DataLoader:
-    """Batches of a dataset, as tuples of tensors: `for xb, yb in loader`.
-
-    `dataset` is a TensorDataset, a tuple of tensors such as (X, y), or any
-    object with `len()` and `dataset[i]` (whose samples are then stacked).
-    With shuffle=True, every pass (epoch) visits the samples in a new order,
-    drawn from a generator of the loader's own when `seed` is given (the same
-    orders on every run), or else from autogradviz's (see `agv.manual_seed`).
-    `drop_last` skips a last batch smaller than batch_size. `len(loader)` is
-    the number of batches in one pass."""
-
-    def __init__(
-        self, dataset, batch_size: int = 1, shuffle: bool = False, seed=None, drop_last: bool = False
-    ):
-        if isinstance(dataset, (tuple, list)):
-            dataset = TensorDataset(*dataset)
-        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-            raise ValueError(
-                f"batch_size should be a positive integer value, but got batch_size={batch_size}"
-            )
-        self.dataset = dataset
-        self.batch_size = int(batch_size)
-        self.shuffle = shuffle
-        self.drop_last = drop_last
-        self.seed = seed
-        self._generator = np.random.default_rng(seed) if seed is not None else None
-
-    def __len__(self) -> int:
-        n = len(self.dataset)
-        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
-
-    def __iter__(self):
-        n = len(self.dataset)
-        if self.shuffle:
-            order = (self._generator or _rng(None)).permutation(n)  # a new order every epoch
-        else:
-            order = np.arange(n)
-        for start in range(0, len(self) * self.batch_size, self.batch_size):
-            yield self._batch(order[start : start + self.batch_size])
-
-    def _batch(self, indices: np.ndarray) -> tuple:
-        if isinstance(self.dataset, TensorDataset):
-            return tuple(t[indices] for t in self.dataset.tensors)
-        samples = [self.dataset[int(i)] for i in indices]
-        if not isinstance(samples[0], (tuple, list)):
-            return (_stack(samples),)
-        return tuple(_stack(field) for field in zip(*samples))
-
-
-def _stack(items) -> Tensor:
-    """Stack one field of several samples into a batch tensor."""
-    if isinstance(items[0], Tensor):
-        return stack(list(items))
-    return tensor(np.stack([np.asarray(x) for x in items]))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine
-from .core.grad_mode import no_grad
+from .core.grad_mode import enable_grad, no_grad
 from .core.tensor import Tensor, _make
 
 
@@ -115,3 +115,67 @@ def _numerical_jacobian(fn, inputs: tuple, i: int, o_index: int, eps: float) -> 
         with no_grad():
             return np.zeros((_outputs(fn, inputs)[o_index]._data.size, 0))
     return np.stack(columns, axis=1)
+
+
+def gradgradcheck(
+    func,
+    inputs,
+    grad_outputs=None,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    gen_non_contig_grad_outputs: bool = False,
+    raise_exception: bool = True,
+    fast_mode: bool = False,
+) -> bool:
+    """Check second derivatives, as PyTorch's gradgradcheck: True if the
+    gradients of the *backward pass* match finite differences; otherwise raise
+    GradcheckError (or return False with raise_exception=False).
+
+    The first derivatives, as a function of the inputs and of the output
+    gradients v, are g(x, v) = vᵀ·J(x): what `agv.grad(func(x), x, v,
+    create_graph=True)` returns. gradgradcheck runs gradcheck on g. So it tests
+    what create_graph=True recorded during backward (each vjp written with `xp`
+    ops), which a plain gradcheck never runs: a vjp can give the right gradient
+    and still record the wrong graph, or none.
+
+    `grad_outputs` defaults to random values (float64, from a fixed seed, so a
+    failure repeats). gen_non_contig_grad_outputs and fast_mode are accepted for
+    PyTorch's signature and change nothing here (numpy memory layout is not
+    checked, and the check is always the full one).
+    """
+    inputs = tuple(_float64_copy(x) for x in _as_tuple(inputs))
+    n = len(inputs)
+    differentiable = [o for o in _outputs(func, inputs) if o._requires_grad]
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)  # not agv's generator: checking must not move the user's stream
+        grad_outputs = tuple(_make(rng.standard_normal(o.shape)) for o in differentiable)
+    grad_outputs = tuple(_float64_copy(g) for g in _as_tuple(grad_outputs))
+    for g in grad_outputs:
+        if isinstance(g, Tensor):
+            g._requires_grad = True  # the second derivatives with respect to v are checked too
+    if len(grad_outputs) != len(differentiable):
+        raise RuntimeError(
+            f"gradgradcheck: got {len(grad_outputs)} grad_outputs for {len(differentiable)} differentiable outputs"
+        )
+
+    def first_derivatives(*args):
+        xs, vs = args[:n], args[n:]
+        with enable_grad():  # gradcheck runs fn under no_grad to nudge it: the backward must still record
+            outs = [o for o in _outputs(func, xs) if o._requires_grad]
+            wrt = [x for x in xs if isinstance(x, Tensor) and x._requires_grad]
+            if not outs:
+                return ()
+            grads = engine.grad(outs, wrt, list(vs), create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    try:
+        return gradcheck(first_derivatives, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol)
+    except GradcheckError as error:
+        if not raise_exception:
+            return False
+        raise GradcheckError(
+            f"{error} [gradgradcheck: the outputs checked are the gradients backward computes (with "
+            f"create_graph=True) for the inputs that require grad, and inputs {n} and above are grad_outputs]"
+        ) from None

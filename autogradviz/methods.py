@@ -7,8 +7,10 @@ operators (`+`, `@`, `x[i]`, ...) that Python maps to them.
 from __future__ import annotations
 
 from . import engine, ops
+from .core import device as _device
 from .core import dtypes
 from .core.tensor import Tensor
+from .ops import arithmetic, sampling
 
 _SAME_NAME = """
     add sub mul div pow neg matmul abs exp log sqrt sin cos tanh sigmoid relu clamp clip
@@ -17,6 +19,11 @@ _SAME_NAME = """
     eq ne lt le gt ge sign isnan argmax argmin any all allclose equal
     logical_and logical_or logical_not logical_xor
     add_ sub_ mul_ div_ pow_ zero_ fill_ copy_ clamp_ normal_ uniform_
+    log10 log2 log1p expm1 exp2 sinh cosh tan asin acos atan atan2 arctan2 square rsqrt reciprocal
+    floor ceil round trunc erf mm mv dot bmm outer ger norm prod cumsum det inverse
+    abs_ neg_ exp_ exp2_ expm1_ log_ log2_ log10_ log1p_ sqrt_ rsqrt_ square_ reciprocal_
+    sin_ cos_ tan_ sinh_ cosh_ tanh_ asin_ acos_ atan_ sigmoid_ relu_ floor_ ceil_ round_ trunc_
+    clamp_min_ clamp_max_
 """.split()
 
 for _name in _SAME_NAME:
@@ -43,41 +50,45 @@ def _reshape_as(self, other):
     return ops.reshape(self, other.shape)
 
 
-def _to(self, *args, dtype=None, device=None, copy: bool = False):
+def _to(
+    self, *args, dtype=None, device=None, copy: bool = False, non_blocking: bool = False, memory_format=None
+):
     """x.to(agv.float64), x.to("cpu"), x.to(other_tensor), x.to("cpu", agv.float64):
-    the same tensor when nothing changes, as in PyTorch."""
-    for arg in args:
-        if isinstance(arg, str):
-            device = arg
-        elif isinstance(arg, Tensor):
-            dtype = arg.dtype
-        else:
-            dtype = arg
-    if device is not None:
-        _check_device(device)
+    the same tensor when nothing changes, as in PyTorch. The device must be the
+    CPU (core/device.py); `non_blocking` changes nothing, numpy copies at once."""
+    dtype = _device.to_arguments(args, dtype, device)
     out = self if dtype is None else ops.to(self, dtypes.to_dtype(dtype))
     return ops.clone(out) if copy and out is self else out
 
 
-def _check_device(device) -> None:
-    if str(device).split(":")[0] != "cpu":
-        raise RuntimeError(
-            f"autogradviz computes with numpy on the CPU: there is no device {str(device)!r}. "
-            'Tutorial code that moves tensors to a GPU works here with device "cpu".'
-        )
+def _type(self, dtype=None, non_blocking: bool = False):
+    """PyTorch's older spelling of `to`: x.type() names the type ("torch.FloatTensor"),
+    and x.type(agv.float64), x.type("torch.DoubleTensor") or x.type(agv.DoubleTensor)
+    converts (the same tensor when the dtype is already that)."""
+    if dtype is None:
+        return dtypes.type_name(self.dtype)
+    return ops.to(self, dtypes.to_dtype(dtype))
 
 
-def _cpu(self):
+def _cpu(self, memory_format=None):
     return self
 
 
-def _cuda(self, *args, **kwargs):
-    _check_device("cuda")
+def _cuda(self, device=None, non_blocking: bool = False, memory_format=None):
+    """There is no GPU: PyTorch's error, with a hint."""
+    _device.check("cuda")
 
 
 def _contiguous(self):
     """The same tensor if its data is laid out row by row (C order), else a copy."""
     return self if self._data.flags.c_contiguous else ops.clone(self)
+
+
+def _rdiv(self, other):
+    """k / x, for k not a tensor: PyTorch computes it as x.reciprocal() * k, so it records
+    MulBackward0 over ReciprocalBackward0 (and its last digit can differ from k / x's).
+    We compute and record it the same way; the drawing reads "2 *" (see arithmetic.rmul)."""
+    return arithmetic.rmul(ops.reciprocal(self), other)
 
 
 def _setitem(self, index, value):
@@ -92,13 +103,13 @@ def _backward(self, gradient=None, retain_graph=None, create_graph: bool = False
 
 _METHODS = {
     "__add__": ops.add,
-    "__radd__": _swap(ops.add),
+    "__radd__": arithmetic.radd,  # 2 + x: PyTorch records x + 2 (the tensor first)
     "__sub__": ops.sub,
     "__rsub__": ops.rsub,
     "__mul__": ops.mul,
-    "__rmul__": _swap(ops.mul),
+    "__rmul__": arithmetic.rmul,
     "__truediv__": ops.div,
-    "__rtruediv__": _swap(ops.div),
+    "__rtruediv__": _rdiv,
     "__pow__": ops.pow,
     "__rpow__": _swap(ops.pow),
     "__matmul__": ops.matmul,
@@ -132,12 +143,26 @@ _METHODS = {
     "to": _to,
     "cpu": _cpu,
     "cuda": _cuda,
+    "device": property(lambda self: _device.CPU),
+    "is_cuda": property(lambda self: False),
+    "is_cpu": property(lambda self: True),
+    "get_device": lambda self: -1,  # PyTorch's answer for a tensor on the CPU
+    "amax": ops.reductions.amax,
+    "amin": ops.reductions.amin,
+    "bernoulli": sampling.bernoulli,
+    "multinomial": sampling.multinomial,
     "contiguous": _contiguous,
     "is_contiguous": lambda self: self._data.flags.c_contiguous,
     "float": lambda self: ops.to(self, dtypes.float32),
     "double": lambda self: ops.to(self, dtypes.float64),
     "long": lambda self: ops.to(self, dtypes.int64),
     "bool": lambda self: ops.to(self, dtypes.bool_),
+    "int": lambda self: ops.to(self, dtypes.int32),
+    "short": lambda self: ops.to(self, dtypes.int16),
+    "char": lambda self: ops.to(self, dtypes.int8),
+    "byte": lambda self: ops.to(self, dtypes.uint8),
+    "half": lambda self: ops.to(self, dtypes.float16),  # raises: see core/dtypes.py
+    "type": _type,
     "clone": ops.clone,
     "T": property(lambda self: ops.permute(self, tuple(range(self.ndim))[::-1])),
     "mT": property(lambda self: ops.transpose(self, -2, -1)),

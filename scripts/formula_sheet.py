@@ -14,7 +14,8 @@ from pathlib import Path
 
 import autogradviz
 import autogradviz.nn  # noqa: F401 - defines the nn nodes (linear, conv, losses)
-from autogradviz.core.graph import Node, node_classes
+from autogradviz.core.graph import Node
+from autogradviz.core.graph import node_classes as _every_node_class
 
 ROOT = Path(__file__).resolve().parents[1]
 SHEET = ROOT / "docs" / "formula_sheet.md"
@@ -27,6 +28,8 @@ FILES = (
     "ops/reductions.py",
     "ops/shape.py",
     "ops/inplace.py",
+    "ops/linalg.py",
+    "ops/sampling.py",
     "nn/functional.py",
     "nn/losses.py",
     "nn/conv.py",
@@ -51,6 +54,11 @@ backward formulas by `tests/test_rules_match_vjp.py`.
 def source_file(cls: type) -> str:
     """The class's file, relative to the package: "ops/arithmetic.py"."""
     return Path(inspect.getsourcefile(cls)).resolve().relative_to(PACKAGE.resolve()).as_posix()
+
+
+def node_classes() -> list[type[Node]]:
+    """autogradviz's own node classes: not those a test or a learner defined."""
+    return [cls for cls in _every_node_class() if cls.__module__.startswith("autogradviz.")]
 
 
 def grouped() -> dict[str, list[type[Node]]]:

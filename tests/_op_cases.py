@@ -552,3 +552,267 @@ case("inplace-setitem-int-and-list", _setitem_mixed, R(2, 3, 4), R(3, 2))
 case("inplace-setitem-into-constant", _into_zeros, R(3, 4), R(4))
 case("inplace-setitem-bool-mask", _mask_fill, R(3, 4), C(0.0))
 case("inplace-pow_-tensor", _pow_tensor, R(3, 4), R(4))
+
+
+# -- more math (issue 12): log10, sinh, tan, asin, atan2, floor, ... ----------------------------
+
+
+class U(R):
+    """Uniform on (-0.9, 0.9): inside the domain of asin and acos, away from tan's poles."""
+
+    def make(self, rng, dtype):
+        return rng.uniform(-0.9, 0.9, self.shape).astype(dtype), True
+
+
+MORE_UNARY = {
+    "log10": P(3, 4),
+    "log2": P(3, 4),
+    "log1p": P(3, 4),
+    "expm1": R(3, 4),
+    "exp2": R(3, 4),
+    "sinh": R(3, 4),
+    "cosh": R(3, 4),
+    "tan": U(3, 4),
+    "asin": U(3, 4),
+    "acos": U(3, 4),
+    "atan": R(3, 4),
+    "square": R(3, 4),
+    "rsqrt": P(3, 4),
+    "reciprocal": P(3, 4),
+    "erf": R(3, 4),
+}
+for _name, _spec in MORE_UNARY.items():
+    case(f"{_name}-function", lambda m, x, n=_name: getattr(m, n)(x), _spec, double=True)
+    case(f"{_name}-method", lambda m, x, n=_name: getattr(x, n)(), _spec)
+    case(f"{_name}-0d", lambda m, x, n=_name: getattr(m, n)(x), F(0.7), double=True)
+case("sinh-cosh-chain", lambda m, x: m.cosh(m.sinh(x)) * m.log10(x * x + 1), R(5), double=True)
+# floor, ceil, round, trunc: gradient 0 (times x, so that x's gradient is not only zeros)
+for _name in ("floor", "ceil", "round", "trunc"):
+    case(f"{_name}-function", lambda m, x, n=_name: getattr(m, n)(x * 3) + x, R(3, 4))
+    case(f"{_name}-method", lambda m, x, n=_name: getattr(x * 3, n)() * x, R(3, 4))
+case("round-decimals", lambda m, x: m.round(x, decimals=2) * x, R(3, 4))
+for _shapes in [((3, 4), (3, 4)), ((3, 1), (4,)), ((2, 3, 4), (4,))]:
+    _sid = _shape_id(_shapes)
+    case(f"atan2-function-{_sid}", lambda m, a, b: m.atan2(a, b), R(*_shapes[0]), R(*_shapes[1]), double=True)
+case("atan2-method", lambda m, a, b: a.atan2(b), R(3, 4), R(3, 4))
+case("arctan2-const-right", lambda m, a, b: m.arctan2(a, b), R(3, 4), C(R(4)))
+
+# -- matrix products (issue 12): mm, mv, dot, bmm, outer, einsum ---------------------------------
+
+case("mm-function", lambda m, a, b: m.mm(a, b), R(3, 4), R(4, 5), double=True)
+case("mm-method", lambda m, a, b: a.mm(b), R(3, 4), R(4, 2))
+case("mm-const-right", lambda m, a, b: m.mm(a, b), R(3, 4), C(R(4, 2)))
+case("mv-function", lambda m, a, b: m.mv(a, b), R(3, 4), R(4), double=True)
+case("mv-method", lambda m, a, b: a.mv(b), R(3, 4), R(4))
+case("dot-function", lambda m, a, b: m.dot(a, b), R(4), R(4), double=True)
+case("dot-method", lambda m, a, b: a.dot(b), R(5), R(5))
+case("dot-same-tensor", lambda m, a: m.dot(a, a), R(5), double=True)
+case("bmm-function", lambda m, a, b: m.bmm(a, b), R(2, 3, 4), R(2, 4, 5), double=True)
+case("bmm-method", lambda m, a, b: a.bmm(b), R(3, 2, 4), R(3, 4, 1))
+case("outer-function", lambda m, a, b: m.outer(a, b), R(3), R(4), double=True)
+case("outer-method", lambda m, a, b: a.outer(b), R(3), R(2))
+case("ger", lambda m, a, b: m.ger(a, b) * 2, R(3), R(4))
+
+_EINSUM = [
+    ("matmul", "ij,jk->ik", (R(3, 4), R(4, 5))),
+    ("implicit", "ij,jk", (R(3, 4), R(4, 5))),
+    ("spaces", "i j , j k -> k i", (R(3, 4), R(4, 5))),
+    ("transpose", "ij->ji", (R(3, 4),)),
+    ("sum-all", "ij->", (R(3, 4),)),
+    ("sum-rows", "ij->i", (R(3, 4),)),  # j is summed, and only this operand has it
+    ("trace", "ii", (R(4, 4),)),
+    ("diagonal", "ii->i", (R(4, 4),)),
+    ("batch-diagonal", "bii->bi", (R(2, 3, 3),)),
+    ("outer", "i,j->ij", (R(3), R(4))),
+    ("dot", "i,i->", (R(5), R(5))),
+    ("hadamard-broadcast", "ij,ij->ij", (R(2, 3), R(1, 3))),
+    ("bilinear", "i,ij,j->", (R(3), R(3, 4), R(4))),
+    ("chain", "ij,jk,kl->il", (R(2, 3), R(3, 4), R(4, 2))),
+    ("batch", "bij,bjk->bik", (R(2, 3, 4), R(2, 4, 5))),
+    ("ellipsis", "...ij,...jk->...ik", (R(2, 3, 4), R(2, 4, 5))),
+    ("ellipsis-broadcast", "...ij,jk->...ik", (R(2, 2, 3, 4), R(4, 5))),
+    ("ellipsis-implicit", "...ij,...jk", (R(2, 3, 4), R(4, 5))),
+    ("attention", "bqd,bkd->bqk", (R(2, 3, 4), R(2, 5, 4))),
+]
+for _eid, _eq, _specs in _EINSUM:
+    case(f"einsum-{_eid}", lambda m, *xs, eq=_eq: m.einsum(eq, *xs), *_specs, double=True)
+case("einsum-list", lambda m, a, b: m.einsum("ij,jk->ik", [a, b]), R(3, 4), R(4, 2))
+case("einsum-same-tensor", lambda m, a: m.einsum("ij,kj->ik", a, a), R(3, 4), double=True)
+case("einsum-const", lambda m, a, b: m.einsum("ij,j->i", a, b), R(3, 4), C(R(4)))
+
+# -- norms (issue 12) ------------------------------------------------------------------------------
+
+_INF = float("inf")
+_NORMS = [
+    ("default", lambda m, x: x.norm()),
+    ("p1", lambda m, x: x.norm(1)),
+    ("p3", lambda m, x: x.norm(p=3)),
+    ("p-half", lambda m, x: x.norm(0.5)),
+    ("p1.5", lambda m, x: x.norm(1.5)),
+    ("inf", lambda m, x: x.norm(_INF)),
+    ("-inf", lambda m, x: x.norm(-_INF)),
+    ("p-1", lambda m, x: x.norm(-1)),
+    ("fro", lambda m, x: x.norm("fro")),
+    ("dim1", lambda m, x: x.norm(dim=1)),
+    ("dim-keepdim", lambda m, x: x.norm(2, dim=-1, keepdim=True)),
+    ("dims", lambda m, x: m.norm(x, dim=(0, 2))),
+    ("p1-dim", lambda m, x: m.norm(x, 1, dim=0)),
+    ("inf-dim", lambda m, x: x.norm(_INF, dim=2)),
+    ("fro-dims", lambda m, x: x.norm("fro", dim=(1, 2), keepdim=True)),
+    ("linalg-norm", lambda m, x: m.linalg.norm(x)),
+    ("linalg-norm-dim", lambda m, x: m.linalg.norm(x, dim=1)),
+    ("linalg-norm-ord-dim", lambda m, x: m.linalg.norm(x, 3, dim=-1)),
+    ("vector_norm", lambda m, x: m.linalg.vector_norm(x)),
+    ("vector_norm-ord1-dims", lambda m, x: m.linalg.vector_norm(x, ord=1, dim=(0, 1))),
+    ("vector_norm-inf-keepdim", lambda m, x: m.linalg.vector_norm(x, _INF, dim=0, keepdim=True)),
+    ("matrix_norm-fro", lambda m, x: m.linalg.matrix_norm(x)),
+    ("matrix_norm-1", lambda m, x: m.linalg.matrix_norm(x, 1)),
+    ("matrix_norm-inf", lambda m, x: m.linalg.matrix_norm(x, _INF)),
+    ("matrix_norm--1-keepdim", lambda m, x: m.linalg.matrix_norm(x, -1, keepdim=True)),
+    ("matrix_norm-dims", lambda m, x: m.linalg.matrix_norm(x, "fro", dim=(0, 2))),
+]
+for _nid, _fn in _NORMS:
+    case(
+        f"norm-{_nid}",
+        _fn,
+        R(2, 3, 4),
+        double=_nid in ("default", "p3", "p1", "dim1", "inf", "matrix_norm-1"),
+    )
+case("norm-0", lambda m, x: x.norm(0) * x, R(3, 4))  # counts nonzeros: gradient 0
+case("norm-1d", lambda m, x: m.norm(x), R(5), double=True)
+case("norm-0d", lambda m, x: m.linalg.vector_norm(x), F(-1.5))
+# norms at 0 (PyTorch's subgradient, 0, not nan) are in test_linalg_and_math.py: a kink, no gradcheck
+case("matrix_norm-nuc", lambda m, x: m.linalg.matrix_norm(x, "nuc"), R(3, 4))
+case("matrix_norm-2", lambda m, x: m.linalg.matrix_norm(x, 2), R(2, 3, 4))
+case("matrix_norm--2", lambda m, x: m.linalg.matrix_norm(x, -2), R(4, 3))
+case("norm-nuc", lambda m, x: x.norm("nuc"), R(3, 3))
+case("linalg-norm-nuc", lambda m, x: m.linalg.norm(x, "nuc"), R(4, 3))
+case("svdvals", lambda m, x: m.linalg.svdvals(x), R(2, 4, 3))
+
+# -- in-place math (issue 12): the node after x.sin_() is sin's ------------------------------------
+
+
+def _inplace_math(name, scale=1.0):
+    def fn(m, x):
+        y = x * scale
+        getattr(y, name)()
+        return y
+
+    return fn
+
+
+_INPLACE_MATH = {
+    # name: the input (positive where the op needs it)
+    "abs_": R,
+    "neg_": R,
+    "exp_": R,
+    "exp2_": R,
+    "expm1_": R,
+    "log_": P,
+    "log2_": P,
+    "log10_": P,
+    "log1p_": P,
+    "sqrt_": P,
+    "rsqrt_": P,
+    "square_": R,
+    "reciprocal_": P,
+    "sin_": R,
+    "cos_": R,
+    "tan_": U,
+    "sinh_": R,
+    "cosh_": R,
+    "tanh_": R,
+    "asin_": U,
+    "acos_": U,
+    "atan_": R,
+    "sigmoid_": R,
+    "relu_": R,
+    "floor_": R,
+    "ceil_": R,
+    "round_": R,
+    "trunc_": R,
+}
+for _name, _spec in _INPLACE_MATH.items():
+    _double = _name in ("exp_", "sin_", "sigmoid_", "tanh_", "sqrt_", "relu_")
+    case(f"inplace-{_name}", _inplace_math(_name), _spec(3, 4), double=_double)
+case("inplace-clamp_min_", lambda m, x: (y := x * 1).clamp_min_(0.2) * y, R(3, 4))
+case("inplace-clamp_max_", lambda m, x: (y := x * 1).clamp_max_(-0.1) * y, R(3, 4))
+case("inplace-math-chain", lambda m, x: (x * 2).sin_().mul_(x).tanh_() * x, R(3, 4), double=True)
+
+
+def _inplace_on_view(m, x):
+    y = x * 1
+    y[1].sin_()  # a view: the base gets a CopySlices node
+    y[:, 0].exp_()  # exp saves its output, in y: changing y again would raise at backward
+    return y * y
+
+
+case("inplace-math-view", _inplace_on_view, R(3, 4), double=True)
+case("inplace-relu_-function", lambda m, x: m.relu_(x * 1) * x, R(3, 4))
+case("inplace-sigmoid_-function", lambda m, x: m.sigmoid_(x * 1), R(3, 4))
+
+# -- meshgrid (issue 12) ----------------------------------------------------------------------------
+
+
+def _grids(indexing):
+    def fn(m, *xs):
+        grids = m.meshgrid(*xs, indexing=indexing)
+        out = grids[0]
+        for k, grid in enumerate(grids[1:], start=2):
+            out = out * grid + k * grid
+        return out
+
+    return fn
+
+
+case("meshgrid-ij", _grids("ij"), R(3), R(4), double=True)
+case("meshgrid-xy", _grids("xy"), R(3), R(4), double=True)
+case("meshgrid-three", _grids("ij"), R(2), R(3), R(4))
+case("meshgrid-xy-three", _grids("xy"), R(2), R(3), R(4))
+case("meshgrid-0d", _grids("ij"), F(1.5), R(3))
+case("meshgrid-one", _grids("xy"), R(3))
+case("meshgrid-list", lambda m, a, b: m.meshgrid([a, b], indexing="ij")[1] * 2, R(3), R(2))
+
+# -- prod and cumsum (issue 12): the product of the others, exact with zeros -----------------------
+
+case("prod-all", lambda m, x: m.prod(x), R(2, 3), double=True)
+case("prod-method", lambda m, x: x.prod(), R(4))
+case("prod-dim", lambda m, x: x.prod(1), R(2, 3, 4), double=True)
+case("prod-dim-keepdim", lambda m, x: m.prod(x, -1, keepdim=True), R(2, 3))
+case("prod-dim0", lambda m, x: x.prod(dim=0), R(3, 2))
+case("prod-0d", lambda m, x: x.prod(), F(1.5))
+case("prod-one-zero", lambda m, x: x.prod(), F([2.0, 0.0, 3.0, -1.0]), double=True)
+case("prod-two-zeros", lambda m, x: x.prod(), F([2.0, 0.0, 3.0, 0.0]), double=True)
+case(
+    "prod-zeros-dim",
+    lambda m, x: x.prod(1),
+    F([[1.0, 0.0, 3.0], [0.0, 0.0, 2.0], [1.5, 2.0, -1.0]]),
+    double=True,
+)
+case("cumsum-function", lambda m, x: m.cumsum(x, 1), R(2, 3, 4), double=True)
+case("cumsum-method", lambda m, x: x.cumsum(0), R(3, 2))
+case("cumsum-negative-dim", lambda m, x: x.cumsum(dim=-1) * x, R(2, 5), double=True)
+case("cumsum-0d", lambda m, x: x.cumsum(0), F(1.5))
+case("cumsum-dtype", lambda m, x: x.cumsum(0, dtype=m.float64), R(4))
+
+# -- inv, det, solve (issue 12) ----------------------------------------------------------------------
+
+
+class W(R):
+    """A well-conditioned square matrix (or batch): the identity times 3 plus noise."""
+
+    def make(self, rng, dtype):
+        return (3 * np.eye(self.shape[-1]) + rng.standard_normal(self.shape)).astype(dtype), True
+
+
+case("inv", lambda m, a: m.linalg.inv(a), W(3, 3), double=True)
+case("inv-batch", lambda m, a: m.linalg.inv(a), W(2, 3, 3))
+case("inverse-method", lambda m, a: a.inverse() @ a.inverse(), W(3, 3))
+case("det", lambda m, a: m.linalg.det(a), W(3, 3), double=True)
+case("det-batch", lambda m, a: m.det(a), W(2, 3, 3))
+case("det-method", lambda m, a: a.det() * a.sum(), W(2, 2))
+case("solve-vector", lambda m, a, b: m.linalg.solve(a, b), W(3, 3), R(3), double=True)
+case("solve-matrix", lambda m, a, b: m.linalg.solve(a, b), W(3, 3), R(3, 2), double=True)
+case("solve-batch", lambda m, a, b: m.linalg.solve(a, b), W(2, 3, 3), R(2, 3, 4))
+case("solve-batch-vector", lambda m, a, b: m.linalg.solve(a, b), W(2, 3, 3), R(2, 3))
+case("solve-const-A", lambda m, a, b: m.linalg.solve(a, b), C(W(3, 3)), R(3, 2))

@@ -131,14 +131,20 @@ LAYER_OF = {
     "core": 0,
     "ops": 1,
     "engine": 2,
+    "linalg": 2,
     "methods": 3,
     "finite_differences": 3,
     "autograd": 4,
     "serialization": 3,
     "nn": 4,
+    "cuda": 1,  # cuda, accelerator, backends: PyTorch's GPU questions, answered (core/device.py)
+    "accelerator": 1,
+    "backends": 1,
     "optim": 4,
     "data": 4,
+    "utils": 4,
     "models": 5,
+    "paddle": 6,  # Paddle 2.0's names over nn, optim, utils.data and models
     "viz": 6,
     "widgets": 7,
 }

@@ -633,7 +633,7 @@ def test_scalar_operands_are_shown_on_their_side():
     }
     assert titles == {
         "x * 0.9": ["* 0.9"],
-        "2 / x": ["2 /"],
+        "2 / x": ["reciprocal", "2 *"],  # PyTorch computes 2 / x as x.reciprocal() * 2
         "x / 2": ["/ 2"],
         "x - 2": ["- 2"],
         "x ** 2": ["** 2"],

@@ -132,35 +132,35 @@ ERRORS = {
     ),
     "int_tensor_requires_grad": (
         lambda lib: lib.tensor([1, 2], requires_grad=True),
-        ["Only Tensors of floating point dtype can require gradients"],
+        ["Only Tensors of floating point and complex dtype can require gradients"],
     ),
     "bool_tensor_requires_grad": (
         lambda lib: lib.tensor([True], requires_grad=True),
-        ["Only Tensors of floating point dtype can require gradients"],
+        ["Only Tensors of floating point and complex dtype can require gradients"],
     ),
     "int_requires_grad_setter": (
         lambda lib: setattr(lib.tensor([1, 2]), "requires_grad", True),
-        ["Only Tensors of floating point dtype can require gradients"],
+        ["only Tensors of floating point and complex dtype can require gradients"],
     ),
     "int_requires_grad_": (
         lambda lib: lib.tensor([1, 2]).requires_grad_(),
-        ["Only Tensors of floating point dtype can require gradients"],
+        ["only Tensors of floating point dtype can require gradients"],
     ),
     "randint_requires_grad": (
         lambda lib: lib.randint(0, 5, (2,), requires_grad=True),
-        ["Only Tensors of floating point dtype can require gradients"],
+        ["Only Tensors of floating point and complex dtype can require gradients"],
     ),
     "arange_requires_grad": (
         lambda lib: lib.arange(3, requires_grad=True),
-        ["Only Tensors of floating point dtype can require gradients"],
+        ["Only Tensors of floating point and complex dtype can require gradients"],
     ),
     "full_int_requires_grad": (
         lambda lib: lib.full((2,), 3, requires_grad=True),
-        ["Only Tensors of floating point dtype can require gradients"],
+        ["Only Tensors of floating point and complex dtype can require gradients"],
     ),
     "zeros_long_requires_grad": (
         lambda lib: lib.zeros(2, dtype=lib.long, requires_grad=True),
-        ["Only Tensors of floating point dtype can require gradients"],
+        ["Only Tensors of floating point and complex dtype can require gradients"],
     ),
     "leaf_add_": (
         lambda lib: lib.tensor([1.0], requires_grad=True).add_(1),
@@ -219,7 +219,7 @@ ERRORS = {
     "grad_of_input_without_grad": (_grad_of_input_without_grad, ["does not require grad"]),
     "hook_wrong_shape": (_bad_hook, ["hook", "(5,)", "(2,)"]),
     "gradient_wrong_shape": (_bad_gradient, ["(3,)", "(2,)"]),
-    "assigned_grad_wrong_shape": (_set_grad_wrong_shape, ["(3,)", "(2,)"]),
+    "assigned_grad_wrong_shape": (_set_grad_wrong_shape, ["size '[3]'", "size '[2]'"]),  # torch's words
     "non_leaf_requires_grad_false": (_non_leaf_requires_grad_false, ["leaf", "detach()"]),
     "numpy_of_requires_grad": (_numpy_of_requires_grad, ["detach().numpy()"]),
 }

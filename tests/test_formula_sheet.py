@@ -70,7 +70,7 @@ def double_backward(lib, index):
 CLAIMS = {
     # op: (the node autogradviz records, how to run the op with either library)
     "x * y": ("MulBackward0", lambda L, F: rand(L, 3) * rand(L, 3)),
-    "2 / x": ("DivBackward0", lambda L, F: 2 / rand(L, 3, positive=True)),
+    "2 / x": ("MulBackward0", lambda L, F: 2 / rand(L, 3, positive=True)),  # reciprocal(x) * 2, as torch
     "matmul, batches": ("MatmulBackward0", lambda L, F: rand(L, 2, 2, 3) @ rand(L, 2, 3, 4)),
     "x.t(), 1-D": ("ViewBackward0", lambda L, F: rand(L, 3).t()),
     "squeeze(dims)": ("SqueezeBackward1", lambda L, F: rand(L, 2, 1).squeeze((1,))),
@@ -92,8 +92,12 @@ CLAIMS = {
         "IndexIntoZerosBackward0",
         lambda L, F: double_backward(L, slice(1, None)),
     ),
-    "linear": ("LinearBackward0", lambda L, F: F.linear(rand(L, 2, 3), rand(L, 4, 3), rand(L, 4))),
-    "linear, no bias": ("LinearBackward0", lambda L, F: F.linear(rand(L, 2, 3), rand(L, 4, 3))),
+    "linear": ("AddmmBackward0", lambda L, F: F.linear(rand(L, 2, 3), rand(L, 4, 3), rand(L, 4))),
+    "linear, no bias": ("MmBackward0", lambda L, F: F.linear(rand(L, 2, 3), rand(L, 4, 3))),
+    "linear of a vector": ("ViewBackward0", lambda L, F: F.linear(rand(L, 3), rand(L, 4, 3), rand(L, 4))),
+    "linear of a vector, no bias": ("SqueezeBackward4", lambda L, F: F.linear(rand(L, 3), rand(L, 4, 3))),
+    "linear, batches, no bias": ("UnsafeViewBackward0", lambda L, F: F.linear(rand(L, 2, 2, 3), rand(L, 4, 3))),
+    "mse_loss": ("MseLossBackward0", lambda L, F: F.mse_loss(rand(L, 3), rand(L, 3))),
     "embedding": ("EmbeddingBackward0", lambda L, F: F.embedding(L.tensor([0, 2, 0]), rand(L, 3, 2))),
     "nll_loss": ("NllLossBackward0", lambda L, F: F.nll_loss(rand(L, 2, 3), L.tensor([0, 2]))),
     "nll_loss, (N, C, H, W)": (

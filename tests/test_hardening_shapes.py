@@ -239,13 +239,13 @@ def test_float_only_reduction_messages():
     raises_exactly(
         lambda m: m.arange(6).var(),
         RuntimeError,
-        "var(): std and var only support floating point dtypes, but got agv.int64. "
+        "var(): std and var only support floating point dtypes, but got torch.int64. "
         "Convert first, for example x.float()",
     )
     raises_exactly(
         lambda m: m.arange(6).softmax(0),
         NotImplementedError,
-        "softmax(): not implemented for agv.int64; it needs a floating point tensor. "
+        "softmax(): not implemented for torch.int64; it needs a floating point tensor. "
         "Convert first, for example x.float()",
     )
     same(lambda m: m.arange(6).float().std())

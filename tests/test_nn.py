@@ -707,7 +707,7 @@ def test_layer_errors_name_the_layer_and_shapes():
         IndexError, match=re.escape("Embedding(5, 2): index 5 is out of range for a table of 5 rows")
     ):
         nn.Embedding(5, 2)(agv.tensor([0, 5]))
-    with pytest.raises(RuntimeError, match="input dtype agv.float64 and weight dtype agv.float32 differ"):
+    with pytest.raises(RuntimeError, match="input dtype torch.float64 and weight dtype torch.float32 differ"):
         nn.Linear(2, 2)(agv.randn(3, 2, dtype=agv.float64))
 
 

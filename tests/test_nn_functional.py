@@ -687,7 +687,7 @@ def test_conv_and_pool_errors_name_the_shapes():
         RuntimeError, match=r"input of shape \(1, 3, 2, 2\) is too small for kernel_size \(3, 3\)"
     ):
         F.conv2d(agv.randn(1, 3, 2, 2), agv.randn(2, 3, 3, 3))
-    with pytest.raises(RuntimeError, match="input dtype agv.float64 and weight dtype agv.float32 differ"):
+    with pytest.raises(RuntimeError, match="input dtype torch.float64 and weight dtype torch.float32 differ"):
         F.conv2d(agv.randn(1, 3, 5, 5, dtype=agv.float64), agv.randn(2, 3, 3, 3))
     with pytest.raises(NotImplementedError, match="groups=2 is not supported"):
         F.conv2d(agv.randn(1, 4, 5, 5), agv.randn(2, 2, 3, 3), groups=2)

@@ -23,7 +23,7 @@ TOLERANCE = {np.float64: {"rtol": 1e-9, "atol": 1e-11}, np.float32: {"rtol": 1e-
 
 
 def agv_dtype_name(torch_dtype) -> str:
-    return str(torch_dtype).replace("torch.", "agv.")
+    return str(torch_dtype)  # autogradviz prints its dtypes as torch does: "torch.float32"
 
 
 def assert_same(ours, theirs, tol, what="value"):

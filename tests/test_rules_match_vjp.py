@@ -41,6 +41,9 @@ FUNCTIONS = {
     "sin": "np.sin",
     "cos": "np.cos",
     "tanh": "np.tanh",
+    "sinh": "np.sinh",
+    "cosh": "np.cosh",
+    "tan": "np.tan",
     "exp": "np.exp",
     "log": "np.log",
     "ln": "np.log",
@@ -48,12 +51,12 @@ FUNCTIONS = {
     "σ": "sigmoid",
     "softplus": "softplus",
 }
-# the names a rule may use: the inputs, the op's parameters, the upstream g, Euler's e
-VARIABLES = {"a", "b", "p", "k", "x", "y", "w", "g", "cond", "min", "max", "negative_slope", "e"}
+# the names a rule may use: the inputs, the op's parameters, the upstream g, Euler's e, π
+VARIABLES = {"a", "b", "p", "k", "x", "y", "w", "g", "cond", "min", "max", "negative_slope", "e", "π"}
 COMPARISONS = {"<": "<", ">": ">", "≤": "<=", "≥": ">=", "=": "==", "≠": "!="}
 TOKEN = re.compile(
     r"\s*(?:(?P<sup>[ᵃᵇᵖᵏˣʸⁿⁱ⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺⁽⁾]+)|(?P<num>\d+(?:\.\d+)?|½)"
-    r"|(?P<name>[A-Za-z_σ][A-Za-z_0-9]*)|(?P<cmp>[<>≤≥=≠])|(?P<op>[-+*/()·×√|]))"
+    r"|(?P<name>[A-Za-z_σπ][A-Za-z_0-9]*)|(?P<cmp>[<>≤≥=≠])|(?P<op>[-+*/()·×√|]))"
 )
 
 
@@ -255,6 +258,7 @@ def compile_rule(text: str) -> Rule:
 NAMESPACE = {
     "np": np,
     "e": np.e,
+    "π": np.pi,
     "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
     "softplus": lambda x: np.logaddexp(0, x),
     "__builtins__": {},
@@ -410,48 +414,23 @@ def add_n_cases():
     return [probe(agv.add_n([a, b, c]), "aaa", [a, b, c]), probe(agv.add_n([a]), "a", [a])]
 
 
-def bce_cases():
-    p, y = leaf(0.1, 0.3, 0.5, 0.8, 0.95), leaf(0.0, 1.0, 0.5, 0.2, 1.0)
-    out = [probe(F.binary_cross_entropy(p, y, reduction="none"), "py", [p, y])]
-    weight = agv.tensor([1.0, 2.0, 0.5, 1.0, 3.0], dtype=agv.float64)  # applied after the node
-    loss = F.binary_cross_entropy(p, y, weight=weight)
-    out.append(probe(loss, "py", [p, y], name="BinaryCrossEntropyBackward0"))
-    return out
-
-
-def bce_logits_cases():
-    x, y = leaf(*MIXED[:5]), leaf(0.0, 1.0, 0.5, 0.2, 1.0)
-    out = [probe(F.binary_cross_entropy_with_logits(x, y, reduction="none"), "xy", [x, y])]
-    pos_weight = np.array([3.0, 0.5, 1.0, 2.0, 0.25])
-    loss = F.binary_cross_entropy_with_logits(x, y, pos_weight=agv.tensor(pos_weight, dtype=agv.float64))
-    out.append(
-        probe(
-            loss,
-            "xy",
-            [x, y],
-            name="BinaryCrossEntropyWithLogitsBackward0",
-            options=["pos_weight"],
-            pos_weight=pos_weight,
-        )
-    )
-    return out
-
-
 CASES = {
     "AddBackward0": lambda: [
         pairs(lambda a, b: a + b, MIXED, POSITIVE),
         probe((a := leaf(*MIXED)) + 2.5, "ab", [a, 2.5]),
+        probe(2.5 + (a := leaf(*MIXED)), "ab", [a, 2.5]),  # recorded as a + 2.5, as in PyTorch
         broadcast(lambda a, b: a + b),
     ],
     "SubBackward0": lambda: [pairs(lambda a, b: a - b, MIXED, POSITIVE)],
     "MulBackward0": lambda: [
         pairs(lambda a, b: a * b, MIXED, (0.5, -2.0, 1.0, 3.0, -0.1, 0.0)),
         probe((a := leaf(*MIXED)) * 2.5, "ab", [a, 2.5]),
+        probe(2.5 * (a := leaf(*MIXED)), "ab", [a, 2.5]),  # recorded as a * 2.5, as in PyTorch
         broadcast(lambda a, b: a * b),
     ],
     "DivBackward0": lambda: [
         pairs(lambda a, b: a / b, MIXED, (-2.0, -0.5, 0.3, 1.0, 2.5, 7.0)),
-        probe(2.0 / (b := leaf(*MIXED)), "ab", [2.0, b]),
+        probe((a := leaf(*MIXED)) / 2.0, "ab", [a, 2.0]),  # (2 / x is reciprocal(x) * 2, as in PyTorch)
     ],
     "NegBackward0": unary(lambda a: -a, *MIXED),
     "PowBackward0": pow_cases,
@@ -477,8 +456,35 @@ CASES = {
     "CloneBackward0": unary(lambda a: a.clone(), *MIXED),
     "ToCopyBackward0": to_cases,
     "AddNBackward0": add_n_cases,
-    "BinaryCrossEntropyBackward0": bce_cases,
-    "BinaryCrossEntropyWithLogitsBackward0": bce_logits_cases,
+    "DivBackward1": lambda: [  # the mean of cross_entropy with class probabilities: ÷ the batch size
+        probe(
+            F.cross_entropy(leaf(*MIXED).reshape(2, 3), agv.full((2, 3), 1 / 3, dtype=agv.float64)),
+            "a",
+            [0.0],  # the rule, 1/k, does not read its input
+            k=2,
+        )
+    ],
+    # issue 12's math (ops/pointwise.py)
+    "Log10Backward0": unary(agv.log10, *POSITIVE),
+    "Log2Backward0": unary(agv.log2, *POSITIVE),
+    "Log1PBackward0": unary(agv.log1p, *POSITIVE, -0.5),
+    "Expm1Backward0": unary(agv.expm1, *MIXED),
+    "Exp2Backward0": unary(agv.exp2, *MIXED),
+    "SinhBackward0": unary(agv.sinh, *MIXED),
+    "CoshBackward0": unary(agv.cosh, *MIXED),
+    "TanBackward0": unary(agv.tan, *MIXED),
+    "AsinBackward0": unary(agv.asin, -0.9, -0.3, 0.0, 0.4, 0.8),
+    "AcosBackward0": unary(agv.acos, -0.9, -0.3, 0.0, 0.4, 0.8),
+    "AtanBackward0": unary(agv.atan, *MIXED),
+    "Atan2Backward0": lambda: [pairs(agv.atan2, MIXED, POSITIVE), broadcast(agv.atan2)],
+    "ReciprocalBackward0": unary(agv.reciprocal, *MIXED),
+    "RsqrtBackward0": unary(agv.rsqrt, *POSITIVE),
+    "FloorBackward0": unary(agv.floor, *MIXED),
+    "CeilBackward0": unary(agv.ceil, *MIXED),
+    "RoundBackward0": unary(agv.round, *MIXED),
+    "RoundBackward1": unary(lambda a: agv.round(a, decimals=1), *MIXED),
+    "TruncBackward0": unary(agv.trunc, *MIXED),
+    "ErfBackward0": unary(agv.erf, *MIXED),
 }
 
 

@@ -270,7 +270,7 @@ def test_int_fill_with_a_value_int64_cannot_hold_raises_as_torch(value):
         x.fill_(value)
     assert str(theirs.value) in str(ours.value)
     assert str(ours.value) == (
-        f"fill_: value cannot be converted to type int64_t without overflow: {value} (the tensor is agv.int64)"
+        f"fill_: value cannot be converted to type int64_t without overflow: {value} (the tensor is torch.int64)"
     )
     assert x.tolist() == [0, 0, 0] and x.version == 0  # nothing written
 

@@ -7,11 +7,33 @@ Both are the engine's own functions (see engine.py), not a second implementation
 
 Reading order: this file; `function.py`, custom Functions with their own
 backward; `functional.py`, jacobian, hessian, vjp and jvp built on `grad`;
-`graph.py`, hooks on saved tensors; `profiler.py`, which ops ran.
+`graph.py`, hooks on saved tensors; `profiler.py`, which ops ran;
+`variable.py`, the old `Variable` (today a tensor).
 """
 
-from ..core.grad_mode import enable_grad, no_grad, set_grad_enabled
+from ..core.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from ..engine import backward, grad
-from ..finite_differences import gradcheck
+from ..finite_differences import GradcheckError, gradcheck, gradgradcheck
+from . import function, functional, graph, profiler
+from .function import Function, FunctionCtx, once_differentiable
+from .variable import Variable
 
-__all__ = ["backward", "enable_grad", "grad", "gradcheck", "no_grad", "set_grad_enabled"]
+__all__ = [
+    "Function",
+    "FunctionCtx",
+    "backward",
+    "enable_grad",
+    "function",
+    "grad",
+    "GradcheckError",
+    "functional",
+    "gradcheck",
+    "gradgradcheck",
+    "graph",
+    "inference_mode",
+    "profiler",
+    "no_grad",
+    "once_differentiable",
+    "set_grad_enabled",
+    "Variable",
+]

@@ -2,30 +2,63 @@
 
 Python floats give float32 and Python ints give int64, as in PyTorch. A numpy
 array keeps its dtype. Random numbers come from the one seeded generator of
-`random.py`.
+`random.py`, or from the `generator=` given.
+
+Every function takes PyTorch's keywords: `device=` (the CPU only, see
+device.py), `requires_grad=`, and for the sized ones `size=` as well as the
+sizes themselves: `zeros(2, 3)`, `zeros((2, 3))` and `zeros(size=(2, 3))` are the
+same. Everything is checked before anything is drawn, so a call that fails
+leaves the random stream where it was.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes
-from .random import generator
-from .tensor import Tensor, _make, as_array
+from . import device as _device
+from . import dtypes, random
+from .random import Generator
+from .tensor import Tensor, _make, as_array, refuse_integer_grad
+
+# PyTorch's words when a factory function is asked for an integer tensor that requires grad
+_ONLY_FLOATS = "Only Tensors of floating point and complex dtype can require gradients"
 
 
 def _finish(array: np.ndarray, requires_grad: bool) -> Tensor:
     t = _make(array)
     if requires_grad:
-        t.requires_grad = True  # the setter refuses integer dtypes with PyTorch's message
+        refuse_integer_grad(t, _ONLY_FLOATS)
+        t.requires_grad = True
     return t
 
 
-def tensor(data, dtype=None, requires_grad: bool = False, stop_gradient: bool | None = None) -> Tensor:
+def _check(device, requires_grad: bool = False, dtype: np.dtype | None = None, pin_memory: bool = False):
+    """What every creation function checks before it makes (or draws) anything:
+    the device is the CPU, memory pinning is not asked for, and requires_grad
+    is only asked of a float dtype (PyTorch's message)."""
+    _device.check(device)
+    if pin_memory:
+        raise RuntimeError(
+            "pin_memory=True requires a CUDA or other accelerator backend; no pinned memory allocator "
+            "is available on this system. (autogradviz runs on the CPU: leave pin_memory out.)"
+        )
+    if requires_grad and dtype is not None and dtype.kind != "f":
+        refuse_integer_grad(_make(np.empty(0, dtype)), _ONLY_FLOATS)  # raises PyTorch's error
+
+
+def tensor(
+    data,
+    dtype=None,
+    device=None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+    stop_gradient: bool | None = None,
+) -> Tensor:
     """A new leaf tensor holding a copy of `data`.
 
     `stop_gradient=False` is Paddle's way of saying `requires_grad=True`.
     """
+    _check(device, pin_memory=pin_memory)
     if stop_gradient is not None:
         if requires_grad and stop_gradient:
             raise ValueError("requires_grad=True and stop_gradient=True contradict each other")
@@ -34,6 +67,21 @@ def tensor(data, dtype=None, requires_grad: bool = False, stop_gradient: bool | 
 
 
 to_tensor = tensor  # Paddle's name
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Like `tensor`, but without a copy when none is needed: a tensor of the
+    right dtype comes back as it is, and a numpy array of the right dtype is
+    shared (as from_numpy: changing one changes the other)."""
+    _check(device)
+    target = dtypes.to_dtype(dtype) if dtype is not None else None
+    if isinstance(data, Tensor) and (target is None or data.dtype == target):
+        return data
+    if isinstance(data, np.ndarray) and data.dtype.kind in "fiub":
+        kept = dtypes.from_numpy_dtype(data.dtype)
+        if kept.numpy == data.dtype and (target is None or target == kept):
+            return from_numpy(data)
+    return tensor(data, dtype=dtype)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -57,10 +105,15 @@ def _is_int(n) -> bool:
     return isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_))
 
 
-def _size(size, op: str) -> tuple[int, ...]:
-    """Sizes may be given as ints, a tuple or a list: ones(2, 2) == ones((2, 2)).
-    Anything else is PyTorch's TypeError, and a negative size its RuntimeError
-    (not numpy's "negative dimensions are not allowed")."""
+def _size(size, op: str, keyword=None) -> tuple[int, ...]:
+    """Sizes may be given as ints, a tuple or a list, or as the keyword size=:
+    ones(2, 2) == ones((2, 2)) == ones(size=(2, 2)). Anything else is PyTorch's
+    TypeError, and a negative size its RuntimeError (not numpy's "negative
+    dimensions are not allowed")."""
+    if keyword is not None:
+        if size:
+            raise TypeError(f"{op}() got multiple values for argument 'size'")
+        size = (keyword,)
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
     elif len(size) == 1 and isinstance(size[0], Tensor) and size[0].ndim == 1:
@@ -83,63 +136,151 @@ def _float_dtype(dtype) -> np.dtype:
     return (dtypes.to_dtype(dtype) if dtype is not None else dtypes.float32).numpy
 
 
-def zeros(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.zeros(_size(size, "zeros"), _float_dtype(dtype)), requires_grad)
+def zeros(
+    *sizes, size=None, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
+    shape, dtype = _size(sizes, "zeros", size), _float_dtype(dtype)
+    _check(device, requires_grad, dtype, pin_memory)
+    return _finish(np.zeros(shape, dtype), requires_grad)
 
 
-def ones(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.ones(_size(size, "ones"), _float_dtype(dtype)), requires_grad)
+def ones(
+    *sizes, size=None, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
+    shape, dtype = _size(sizes, "ones", size), _float_dtype(dtype)
+    _check(device, requires_grad, dtype, pin_memory)
+    return _finish(np.ones(shape, dtype), requires_grad)
 
 
-def full(size, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
-    if dtype is None:
-        dtype = as_array(fill_value).dtype
-    return _finish(np.full(_size((size,), "full"), fill_value, dtypes.to_dtype(dtype).numpy), requires_grad)
+def full(
+    size,
+    fill_value,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """`size` filled with `fill_value`; the dtype follows the value (3.0 gives float32,
+    3 int64, True bool) unless `dtype` is given."""
+    shape = _size((size,), "full")
+    dtype = dtypes.to_dtype(dtype if dtype is not None else as_array(fill_value).dtype).numpy
+    _check(device, requires_grad, dtype, pin_memory)
+    return _finish(np.full(shape, fill_value, dtype), requires_grad)
 
 
-def empty(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.zeros(_size(size, "empty"), _float_dtype(dtype)), requires_grad)
+def empty(
+    *sizes, size=None, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
+    """PyTorch leaves an empty tensor's memory as it was; here it is zeros, so
+    that a notebook that prints one prints the same thing every run."""
+    shape, dtype = _size(sizes, "empty", size), _float_dtype(dtype)
+    _check(device, requires_grad, dtype, pin_memory)
+    return _finish(np.zeros(shape, dtype), requires_grad)
 
 
-def _random_floats(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """rand and randn draw floats: as in PyTorch, refuse to round them to integers."""
+def _float_kind(dtype: np.dtype) -> np.dtype:
+    """rand and randn draw floats: as in PyTorch, refuse to round them to integers
+    (checked before drawing, so the stream does not move)."""
     if dtype.kind != "f":
         raise NotImplementedError(
             f"random floats can't be drawn as {dtypes.from_numpy_dtype(dtype)!r}; "
             "use a float dtype, or randint for integers"
         )
-    return values.astype(dtype)
+    return dtype
 
 
-def rand(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+def rand(
+    *sizes,
+    size=None,
+    generator: Generator | None = None,
+    dtype=None,
+    device=None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     """Uniform on [0, 1)."""
-    return _finish(
-        _random_floats(generator().random(_size(size, "rand")), _float_dtype(dtype)), requires_grad
-    )
+    shape, dtype = _size(sizes, "rand", size), _float_kind(_float_dtype(dtype))
+    _check(device, requires_grad, dtype, pin_memory)
+    return _finish(random.generator(generator).random(shape).astype(dtype), requires_grad)
 
 
-def randn(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    """Standard normal."""
-    return _finish(
-        _random_floats(generator().standard_normal(_size(size, "randn")), _float_dtype(dtype)), requires_grad
-    )
+def randn(
+    *sizes,
+    size=None,
+    generator: Generator | None = None,
+    dtype=None,
+    device=None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """Standard normal: mean 0, standard deviation 1."""
+    shape, dtype = _size(sizes, "randn", size), _float_kind(_float_dtype(dtype))
+    _check(device, requires_grad, dtype, pin_memory)
+    return _finish(random.generator(generator).standard_normal(shape).astype(dtype), requires_grad)
+
+
+def _bounds(low, high, op: str) -> None:
+    """randint's bounds: PyTorch's error for an empty range (numpy's would say "low >= high")."""
+    for name, value in (("low", low), ("high", high)):
+        if not _is_int(value):
+            raise TypeError(f"{op}(): argument '{name}' must be int, not {type(value).__name__}")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
 
 
 def randint(
-    low: int, high: int | None = None, size=(1,), *, shape=None, dtype=None, requires_grad: bool = False
+    low: int = 0,
+    high: int | None = None,
+    size=None,
+    *,
+    shape=None,
+    generator: Generator | None = None,
+    dtype=None,
+    device=None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
-    """Integers in [low, high). `randint(high, size)` starts at 0, and Paddle's
-    `randint(0, 1000)` gives one number, shape (1,)."""
-    if high is None or isinstance(high, (tuple, list)):  # randint(high) or randint(high, size)
-        low, high, size = 0, low, size if high is None else high
+    """Integers in [low, high), int64 unless `dtype` says otherwise. `randint(high, size)`
+    starts at 0, as in PyTorch; Paddle's `randint(0, 1000)` gives one number, shape (1,),
+    and takes `shape=` for `size=`."""
+    if high is None:  # randint(high, size=...) or Paddle's randint(high)
+        low, high = 0, low
+    elif isinstance(high, (tuple, list)) and size is None:  # randint(high, size)
+        low, high, size = 0, low, high
     if shape is not None:
         size = shape
-    size = _size((size,), "randint")
-    target = dtypes.to_dtype(dtype) if dtype is not None else dtypes.int64
-    return _finish(generator().integers(low, high, size).astype(target.numpy), requires_grad)
+    shape = _size((size if size is not None else (1,),), "randint")
+    _bounds(low, high, "randint")
+    target = (dtypes.to_dtype(dtype) if dtype is not None else dtypes.int64).numpy
+    _check(device, requires_grad, target, pin_memory)
+    return _finish(
+        random.generator(generator).integers(int(low), int(high), shape).astype(target), requires_grad
+    )
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False) -> Tensor:
+def randperm(
+    n: int,
+    *,
+    generator: Generator | None = None,
+    dtype=None,
+    device=None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """The integers 0 .. n-1 in a random order (int64 unless `dtype` says otherwise):
+    a shuffle, as a DataLoader does every epoch."""
+    if not _is_int(n):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    n = int(n)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    target = (dtypes.to_dtype(dtype) if dtype is not None else dtypes.int64).numpy
+    _check(device, requires_grad, target, pin_memory)
+    return _finish(random.generator(generator).permutation(n).astype(target), requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     if end is None:
         start, end = 0, start
     # PyTorch's checks, before numpy can answer with its own errors (ZeroDivisionError,
@@ -156,36 +297,79 @@ def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False) -> 
     if dtype is None:
         is_float = any(isinstance(v, float) for v in (start, end, step))
         dtype = dtypes.float32 if is_float else dtypes.int64
-    return _finish(np.arange(start, end, step).astype(dtypes.to_dtype(dtype).numpy), requires_grad)
+    target = dtypes.to_dtype(dtype).numpy
+    _check(device, requires_grad, target)
+    return _finish(np.arange(start, end, step).astype(target), requires_grad)
 
 
-def linspace(start, end, steps: int, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.linspace(start, end, steps).astype(_float_dtype(dtype)), requires_grad)
+def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    target = _float_dtype(dtype)
+    _check(device, requires_grad, target)
+    return _finish(np.linspace(start, end, steps).astype(target), requires_grad)
 
 
-def eye(n: int, m: int | None = None, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)
+def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    target = _float_dtype(dtype)
+    _check(device, requires_grad, target)
+    return _finish(np.eye(n, m, dtype=target), requires_grad)
 
 
-def _like_dtype(t: Tensor, dtype) -> np.dtype:
-    return dtypes.to_dtype(dtype).numpy if dtype is not None else t._data.dtype
+def _like(t: Tensor, dtype, device, requires_grad: bool, floats: bool = False) -> np.dtype:
+    """The dtype of a `*_like` result (t's unless `dtype` is given), once checked."""
+    target = dtypes.to_dtype(dtype).numpy if dtype is not None else t._data.dtype
+    if floats:
+        _float_kind(target)
+    _check(device, requires_grad, target)
+    return target
 
 
-def zeros_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.zeros(t.shape, _like_dtype(t, dtype)), requires_grad)
+def zeros_like(t: Tensor, dtype=None, *, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.zeros(t.shape, _like(t, dtype, device, requires_grad)), requires_grad)
 
 
-def ones_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.ones(t.shape, _like_dtype(t, dtype)), requires_grad)
+def ones_like(t: Tensor, dtype=None, *, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.ones(t.shape, _like(t, dtype, device, requires_grad)), requires_grad)
 
 
-def full_like(t: Tensor, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.full(t.shape, fill_value, _like_dtype(t, dtype)), requires_grad)
+def empty_like(t: Tensor, dtype=None, *, device=None, requires_grad: bool = False) -> Tensor:
+    """Zeros, as `empty` gives (see there)."""
+    return zeros_like(t, dtype, device=device, requires_grad=requires_grad)
 
 
-def rand_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(_random_floats(generator().random(t.shape), _like_dtype(t, dtype)), requires_grad)
+def full_like(t: Tensor, fill_value, dtype=None, *, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.full(t.shape, fill_value, _like(t, dtype, device, requires_grad)), requires_grad)
 
 
-def randn_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(_random_floats(generator().standard_normal(t.shape), _like_dtype(t, dtype)), requires_grad)
+def rand_like(
+    t: Tensor, dtype=None, *, generator: Generator | None = None, device=None, requires_grad: bool = False
+) -> Tensor:
+    target = _like(t, dtype, device, requires_grad, floats=True)
+    return _finish(random.generator(generator).random(t.shape).astype(target), requires_grad)
+
+
+def randn_like(
+    t: Tensor, dtype=None, *, generator: Generator | None = None, device=None, requires_grad: bool = False
+) -> Tensor:
+    target = _like(t, dtype, device, requires_grad, floats=True)
+    return _finish(random.generator(generator).standard_normal(t.shape).astype(target), requires_grad)
+
+
+def randint_like(
+    t: Tensor,
+    low: int = 0,
+    high: int | None = None,
+    *,
+    generator: Generator | None = None,
+    dtype=None,
+    device=None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Integers in [low, high) of t's shape, and of t's dtype unless `dtype` is given
+    (a float tensor gets whole numbers as floats, as in PyTorch)."""
+    if high is None:
+        low, high = 0, low
+    _bounds(low, high, "randint_like")
+    target = _like(t, dtype, device, requires_grad)
+    return _finish(
+        random.generator(generator).integers(int(low), int(high), t.shape).astype(target), requires_grad
+    )

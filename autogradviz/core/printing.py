@@ -198,7 +198,7 @@ def _add_suffixes(text: str, suffixes: Sequence[str], indent: int) -> str:
 
 def format_tensor(array: np.ndarray, extras: Sequence[str] = ()) -> str:
     """PyTorch-style repr of a tensor holding `array`; `extras` are suffixes such as
-    "dtype=agv.float64", "requires_grad=True", "grad_fn=<MulBackward0>" appended as ", extra"."""
+    "dtype=torch.float64", "requires_grad=True", "grad_fn=<MulBackward0>" appended as ", extra"."""
     array = np.asarray(array)
     prefix = "tensor("
     indent = len(prefix)
@@ -212,7 +212,7 @@ def format_tensor(array: np.ndarray, extras: Sequence[str] = ()) -> str:
         # No values to tell an int from a float, so any dtype but the default
         # float32 is shown (also int64 and bool, unlike for non-empty tensors).
         if array.dtype != np.float32 and not any(s.startswith("dtype=") for s in extras):
-            suffixes.append(f"dtype=agv.{array.dtype.name}")
+            suffixes.append(f"dtype=torch.{array.dtype.name}")
     else:
         if options.edgeitems == 0:  # only "..." is printed: show the shape instead
             suffixes.append(f"size={tuple(array.shape)}")

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import device as _device
+
 DEFAULT_SEED = 0
 
 
@@ -23,11 +25,7 @@ class Generator:
     __slots__ = ("_seed", "_numpy")
 
     def __init__(self, device="cpu") -> None:
-        if str(device).split(":")[0] != "cpu":
-            raise RuntimeError(
-                f"autogradviz computes with numpy on the CPU: there is no device {str(device)!r} "
-                'for a Generator. Use agv.Generator() or agv.Generator("cpu")'
-            )
+        _device.check(device, "a Generator")
         self.manual_seed(DEFAULT_SEED)
 
     def manual_seed(self, seed: int) -> Generator:
@@ -54,8 +52,8 @@ class Generator:
         return self
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> _device.device:
+        return _device.CPU
 
     def __repr__(self) -> str:  # no memory address, so that a printed generator is deterministic
         return f"<autogradviz Generator: seed {self._seed}>"

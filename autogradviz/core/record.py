@@ -23,9 +23,28 @@ from __future__ import annotations
 import numpy as np
 
 from . import views
+from .grad_mode import INFERENCE_SAVED_ERROR
 from .grad_mode import _state as _grad_mode
-from .graph import OUTPUT, Node, accumulator_of
+from .graph import OUTPUT, Node, Packed, accumulator_of, saved_tensor_hook_stack
 from .tensor import Tensor, _make
+
+# who is told about every op that runs: None, or the callback of an active
+# agv.autograd.profiler.profile() (see set_observer). When none is active, the
+# `is not None` test at the top of record() is all the profiler costs.
+_observer = None
+
+
+def set_observer(callback) -> object:
+    """Call `callback(node_class)` at every record() from now on (None: stop).
+    Returns the previous callback, for the caller to restore."""
+    global _observer
+    previous, _observer = _observer, callback
+    return previous
+
+
+# True once autogradviz.paddle has made a tensor. Only then does record() look
+# for Paddle's flag on the inputs (see _paddle_result): plain code pays this one test.
+paddle_in_use = False
 
 
 def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
@@ -36,10 +55,16 @@ def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
     values (an index, a mask), or OUTPUT for the op's own result. `args` are
     the op's parameters (a dim, an exponent), kept on the node as they are.
     """
+    if _observer is not None:  # a profiler is counting the ops
+        _observer(node_class)
     out = _make(data)
     result = out._data
-    if not _grad_mode.enabled or result.dtype.kind != "f":
-        return out
+    if not _grad_mode.enabled:
+        if _grad_mode.inference:  # results made in inference mode are inference tensors
+            out._meta = {"inference": True}
+        return _paddle_result(out, inputs) if paddle_in_use else out
+    if result.dtype.kind != "f":
+        return _paddle_result(out, inputs) if paddle_in_use else out
     edges = []  # per input: the node its gradient goes to, or None
     constants = []  # per input: its value if it has no edge (drawings show it), else None
     keep_facts = False  # will the engine need the inputs' shapes and dtypes?
@@ -53,7 +78,7 @@ def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
         if _gradient_needs_fixing(node_class, t._data, result):
             keep_facts = True
     if not any(edges):
-        return out
+        return _paddle_result(out, inputs) if paddle_in_use else out
     node = node_class(
         tuple(edges),
         tuple(constants) if None in edges else None,  # None: no constants, as for most ops
@@ -61,10 +86,26 @@ def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
         result,
         args,
     )
+    out._grad_fn = node  # first: a pack hook (saved_tensors_hooks) sees the output with it
+    out._requires_grad = True
     if saved:
         node._saved, node._checks = _saved_and_checks(saved, inputs, out)
-    out._grad_fn = node
-    out._requires_grad = True
+        if saved_tensor_hook_stack:  # agv.autograd.graph.saved_tensors_hooks is active
+            node._saved = _packed(node, saved, out)
+    return _paddle_result(out, inputs) if paddle_in_use else out
+
+
+def _paddle_result(out: Tensor, inputs) -> Tensor:
+    """Paddle's dynamic graph (autogradviz.paddle): a result made from a Paddle
+    tensor is one too. It carries the same flag (the object that knows how
+    Paddle prints), and, as Paddle 2.0 keeps the gradient of every tensor,
+    it retains its grad. Plain tensors never get here."""
+    for t in inputs:
+        if type(t) is Tensor and t._meta is not None and "paddle" in t._meta:
+            out._set_extra("paddle", t._meta["paddle"])
+            if out._grad_fn is not None:
+                out.retain_grad()
+            break
     return out
 
 
@@ -100,6 +141,8 @@ def _saved_and_checks(saved, inputs, out: Tensor) -> tuple[tuple, tuple]:
     values, checks = [], []
     for item in saved:
         if type(item) is Tensor:
+            if item._meta is not None and item._meta.get("inference"):
+                raise RuntimeError(INFERENCE_SAVED_ERROR)
             # which input it is; None for a tensor that is not an input (where's
             # condition): it gets no gradient, but its version is checked all the same
             source = _position_of(item, inputs)
@@ -113,6 +156,19 @@ def _saved_and_checks(saved, inputs, out: Tensor) -> tuple[tuple, tuple]:
         else:
             values.append(item)
     return tuple(values), tuple(checks)
+
+
+def _packed(node: Node, saved, out: Tensor) -> tuple:
+    """saved_tensors_hooks: each saved tensor goes through the innermost pack
+    hook, in PyTorch's order (Node.pack_order), and the node keeps what it returns;
+    its unpack hook gives the tensor back at backward (Node.unpack_saved)."""
+    pack_hook, unpack_hook = saved_tensor_hook_stack[-1]
+    values = list(node._saved)
+    for position in node.pack_order():
+        tensor = out if saved[position] is OUTPUT else saved[position]
+        values[position] = Packed(pack_hook(tensor), unpack_hook, values[position].shape)
+    node._set_extra("packed", True)
+    return tuple(values)
 
 
 def _position_of(item, inputs) -> int | None:

@@ -21,7 +21,11 @@ import warnings
 import numpy as np
 
 from . import dtypes, views
+from .grad_mode import _state as _grad_mode
 from .printing import format_tensor
+from .size import Size
+
+_new_tuple = tuple.__new__
 
 
 class Tensor:
@@ -35,20 +39,35 @@ class Tensor:
         "__weakref__",
     )
 
-    def __init__(self, data=(), dtype=None, requires_grad: bool = False):
-        # like torch.Tensor(...): the class itself makes float32 tensors by default
-        _init(self, as_array(data, dtype if dtype is not None else dtypes.float32))
+    def __init__(self, *args, dtype=None, requires_grad: bool = False):
+        # like torch.Tensor(...): the class itself makes float32 tensors by default, and
+        # takes either data, Tensor([1, 2]), or a size, Tensor(2, 3) (see legacy_array)
+        _init(self, legacy_array(args, dtypes.to_dtype(dtype) if dtype is not None else dtypes.float32))
         if requires_grad:
             self.requires_grad = True
 
     # -- basic facts --------------------------------------------------------------
 
     @property
-    def shape(self) -> tuple[int, ...]:
-        return self._data.shape
+    def shape(self) -> Size:
+        """The sizes of the dimensions, printed as PyTorch's torch.Size([2, 3]) (see size.py)."""
+        meta = self._meta
+        if meta is not None and "paddle" in meta:  # autogradviz.paddle: Paddle prints it as [2, 3]
+            return meta["paddle"].shape(self._data.shape)
+        return _new_tuple(Size, self._data.shape)  # Size.of, without a call: shape is read often
 
-    def size(self, dim: int | None = None):
-        return self._data.shape if dim is None else self._data.shape[dim]
+    def size(self, dim: int | None = None) -> Size | int:
+        """The shape, or with `dim` the size of that one dimension (an int)."""
+        if dim is None:
+            return _new_tuple(Size, self._data.shape)
+        ndim = self._data.ndim
+        if ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        if not -ndim <= dim < ndim:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})"
+            )
+        return self._data.shape[dim]
 
     @property
     def ndim(self) -> int:
@@ -99,12 +118,15 @@ class Tensor:
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
-        if flag and self._data.dtype.kind != "f":
-            raise RuntimeError(
-                "Only Tensors of floating point dtype can require gradients; this tensor is "
-                f"{self.dtype!r}. Make it float first, for example x.float()"
-            )
+        if flag:
+            refuse_integer_grad(self, "only Tensors of floating point and complex dtype can require gradients")
+        if flag and self._meta is not None and self._meta.get("inference") and not _grad_mode.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = flag
+
+    def is_inference(self) -> bool:
+        """Was this tensor made by an op inside `agv.inference_mode()`? (see grad_mode.py)"""
+        return self._meta is not None and bool(self._meta.get("inference"))
 
     @property
     def stop_gradient(self) -> bool:
@@ -113,16 +135,26 @@ class Tensor:
 
     @stop_gradient.setter
     def stop_gradient(self, flag: bool) -> None:
+        if self._grad_fn is not None and self._meta is not None and "paddle" in self._meta:
+            # Paddle (autogradviz.paddle) sets it on a computed tensor too: True cuts the
+            # graph there, as detach_() does; False is what a computed tensor already is
+            if flag:
+                self.detach_()
+            return
         self.requires_grad = not flag
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if requires_grad and self._grad_fn is not None:
             return self  # PyTorch allows this no-op on a non-leaf
+        if requires_grad:  # PyTorch words it differently here than in the setter
+            refuse_integer_grad(self, "only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
     @property
     def grad(self) -> Tensor | None:
+        if self._meta is not None and "paddle" in self._meta:
+            return self.gradient()  # Paddle 2.0's .grad: a numpy copy (autogradviz.paddle)
         if self._grad_fn is not None and self._grad is None and not self._extra("retains_grad"):
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
@@ -138,17 +170,20 @@ class Tensor:
     def grad(self, value: Tensor | None) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad must be a Tensor or None, not {type(value).__name__}")
+                kind = type(value)
+                name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {name}")
             if value.shape != self.shape:
                 raise RuntimeError(
-                    f"assigned grad has data of a different size: the grad has shape {value.shape} "
-                    f"but the tensor has shape {self.shape}"
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
+                    f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size"
                 )
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype {value.dtype!r} to a tensor of dtype "
-                    f"{self.dtype!r}: the gradient must have the tensor's dtype; convert it first, "
-                    f"for example grad.to({self.dtype!r})"
+                    f"attempting to assign a gradient with dtype '{dtypes.cpp_name(value.dtype)}' to a "
+                    f"tensor with grad_dtype '{dtypes.scalar_type_name(self.dtype)}'. The gradient must "
+                    f"match the tensor's dtype ({self.dtype!r}); convert it first, for example "
+                    f"grad.to({self.dtype!r})"
                 )
         self._grad = value
 
@@ -231,12 +266,13 @@ class Tensor:
         array = value._data if isinstance(value, Tensor) else np.asarray(value)
         if self._requires_grad and array.dtype.kind != "f":
             raise RuntimeError(
-                f"data set to a tensor that requires gradients must be floating point, not {array.dtype}"
+                "data set to a tensor that requires gradients must be floating point or complex dtype "
+                f"(the new data is {dtypes.from_numpy_dtype(array.dtype)!r})"
             )
         self._data = array
 
     def numpy(self) -> np.ndarray:
-        if self._requires_grad:
+        if self._requires_grad and self._extra("paddle") is None:  # Paddle allows it
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )
@@ -250,19 +286,29 @@ class Tensor:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
         return self._data.item()
 
+    def _one_number(self):
+        """float(x) and int(x): PyTorch's ValueError, unlike item()'s RuntimeError."""
+        if self._data.size != 1:
+            raise ValueError(
+                "only one element tensors can be converted to Python scalars "
+                f"(this tensor has {self._data.size} elements, shape {self._data.shape})"
+            )
+        return self._data.item()
+
     def tolist(self):
         return self._data.tolist()
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._one_number())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._one_number())
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with {self._data.size} values is ambiguous; use .any() or .all()"
+                f"Boolean value of Tensor with {'more than one value' if self._data.size else 'no values'} "
+                f"is ambiguous (this tensor has {self._data.size}); use .any() or .all()"
             )
         return bool(self._data.item())
 
@@ -280,6 +326,8 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
+        if self._meta is not None and "paddle" in self._meta:  # the flag knows Paddle's format
+            return self._meta["paddle"].repr(self)
         extras = []
         if self._data.dtype not in _DEFAULT_PRINT_DTYPES:
             extras.append(f"dtype={self.dtype!r}")
@@ -287,6 +335,8 @@ class Tensor:
             extras.append(f"grad_fn=<{self._grad_fn.name()}>")
         elif self._requires_grad:
             extras.append("requires_grad=True")
+        if self._meta is not None and self._meta.get("uninitialized"):  # nn.LazyLinear's, before its first call
+            return "<UninitializedParameter>"
         if self._meta is not None and self._meta.get("parameter"):  # an nn.Parameter
             return "Parameter containing:\n" + format_tensor(self._data, extras)
         return format_tensor(self._data, extras)
@@ -330,6 +380,8 @@ class Tensor:
         place bumps the shared counter, so backward notices."""
         out = _make(self._data)
         out._counter = self.version_counter()
+        if self._meta is not None and self._meta.get("inference"):
+            out._meta = {"inference": True}  # as in PyTorch, detaching keeps an inference tensor one
         return out
 
     def detach_(self) -> Tensor:
@@ -431,20 +483,55 @@ def as_array(data, dtype=None) -> np.ndarray:
         )
     target = dtypes.to_dtype(dtype) if dtype is not None else dtypes.from_numpy_dtype(array.dtype)
     if array.dtype != target.numpy:
-        if target is dtypes.int64 and array.dtype.kind in "fu" and array.size:
-            if array.dtype.kind == "f":  # a nan fails both comparisons, so it is caught too
-                bad = ~((array >= -(2.0**63)) & (array < 2.0**63))
-            else:  # uint64 from numpy, or a Python int in [2**63, 2**64)
-                bad = array > np.iinfo(np.int64).max
+        # checked as PyTorch checks: every value given as a Python number, and (for
+        # int64) a numpy array's floats and uint64s; other numpy arrays wrap around
+        checked = from_python or (target is dtypes.int64 and array.dtype.kind in "fu")
+        if target.numpy.kind in "iu" and checked and array.size:
+            bad = dtypes.overflows(array, target)
             if bad.any():
-                # PyTorch's class: ValueError for a Python int, RuntimeError for a float
+                # PyTorch's class: ValueError for a Python int beyond int64, RuntimeError otherwise
                 error = ValueError if from_python and array.dtype.kind == "u" else RuntimeError
+                info = np.iinfo(target.numpy)
                 raise error(
-                    f"value cannot be converted to type int64 without overflow: {array[bad].flat[0]} "
-                    f"(int64 holds integers from {np.iinfo(np.int64).min} to {np.iinfo(np.int64).max})"
+                    f"value cannot be converted to type {target.name} without overflow: {array[bad].flat[0]} "
+                    f"({target.name} holds integers from {info.min} to {info.max})"
                 )
         array = array.astype(target.numpy)
     return array
+
+
+def refuse_integer_grad(t: Tensor, sentence: str) -> None:
+    """Only floats can have gradients (a small change of an integer is not an integer).
+    `sentence` is PyTorch's wording, which differs between the places that check."""
+    if t._data.dtype.kind != "f":
+        raise RuntimeError(f"{sentence}; this tensor is {t.dtype!r}. Make it float first, for example x.float()")
+
+
+def legacy_array(args: tuple, dtype: dtypes.DType) -> np.ndarray:
+    """What agv.Tensor(...) and agv.FloatTensor(...) hold, as in PyTorch: no argument
+    is an empty tensor, integers are a size (PyTorch leaves the memory uninitialised:
+    here it is zeros, so that printing it is deterministic), and one argument that
+    is not an integer is data. A tensor must already have the dtype."""
+    if not args:
+        return np.zeros(0, dtype.numpy)
+    if len(args) == 1 and isinstance(args[0], Size):  # FloatTensor(x.shape): a size, not data
+        args = tuple(args[0])
+    if all(isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_)) for n in args):
+        if any(n < 0 for n in args):
+            raise RuntimeError(f"Trying to create tensor with negative dimension: size {list(args)}")
+        return np.zeros(tuple(int(n) for n in args), dtype.numpy)
+    if len(args) > 1:
+        raise TypeError(
+            f"new(): expected a size (integers) or one sequence of data, got {len(args)} arguments of types "
+            + ", ".join(type(a).__name__ for a in args)
+        )
+    (data,) = args
+    if isinstance(data, Tensor) and data._data.dtype != dtype.numpy:
+        raise TypeError(
+            f"expected {dtypes.type_name(dtype)} (got {dtypes.type_name(data.dtype)}): this constructor "
+            f"makes {dtype!r} tensors; convert with x.to({dtype!r})"
+        )
+    return as_array(data, dtype)
 
 
 def _flat(data):

@@ -21,9 +21,10 @@ from ..core.graph import Node
 from ..core.record import record
 from ..core.tensor import Tensor
 from ..ops import pointwise
-from ..ops._operands import operand
-from ..ops.broadcast import sum_to
+from ..ops._operands import factors_to_save, operand
+from ..ops.arithmetic import MmBackward0, addmm_record
 from ..ops.inplace import _inplace
+from ..ops.shape import SqueezeBackward0, UnsafeViewBackward0, ViewBackward0
 from .conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d
 from .losses import (
     binary_cross_entropy,
@@ -113,39 +114,37 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
 
 # linear: y = x Wᵀ + b ------------------------------------------------------------------------------
-class LinearBackward0(Node):
-    __slots__ = ()
-    op = "linear"
-    rules = ("∂(xWᵀ + b)/∂x = g W", "∂(xWᵀ + b)/∂W = gᵀ x", "∂(xWᵀ + b)/∂b = Σ g over the rows")
-    torch_name = (
-        "— (autogradviz only: for 2-D input PyTorch records AddmmBackward0 (MmBackward0 without bias), "
-        "with TBackward0 for the weight's transpose; other inputs add views)"
-    )
+#
+# No node of its own: as in PyTorch, linear is W.t() (TBackward0) then addmm (AddmmBackward0:
+# b + x @ Wᵀ in one op), or mm (MmBackward0) without a bias. Inputs that are not matrices
+# are reshaped to rows first and back after, with PyTorch's view nodes:
+#
+#   x of shape (N, in):        AddmmBackward0(b, x, TBackward0(W))
+#   x of shape (in,):          ViewBackward0(AddmmBackward0(b, ViewBackward0(x), TBackward0(W)))
+#   x of shape (..., in):      ViewBackward0(AddmmBackward0(b, ViewBackward0(x), TBackward0(W)))
+#   no bias:                   MmBackward0(x, TBackward0(W)), and for (in,) SqueezeBackward4 over
+#                              MmBackward0(UnsqueezeBackward0(x), ...), for (..., in) UnsafeViewBackward0
+class SqueezeBackward4(SqueezeBackward0):
+    """F.linear of a vector without bias: the (1, out) row squeezed back to a vector."""
 
-    def vjp(self, xp, g, x, weight):
-        # any leading (batch) dims act as rows of one matrix
-        rows = xp.reshape(g, (-1, g.shape[-1]))
-        gx = g @ weight if self.needs(0) else None
-        gw = xp.transpose(rows, 0, 1) @ xp.reshape(x, (-1, x.shape[-1])) if self.needs(1) else None
-        # summed to the bias's own shape: (out_features,) usually, but a (1,) or 0-d bias broadcasts
-        gb = sum_to(xp, g, self.args) if self.needs(2) else None
-        return gx, gw, gb
+    __slots__ = ()
+    torch_name = None  # PyTorch's own name
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """x Wᵀ + b, for x of shape (..., in_features) and W of shape (out_features, in_features)."""
     x, w = operand(input), operand(weight)
-    if x.shape[-1:] != w.shape[1:]:
+    x_shape, w_shape = x._data.shape, w._data.shape  # (shapes as tuples: the messages print (2, 3))
+    if x_shape[-1:] != w_shape[1:]:
         raise RuntimeError(
-            f"linear: expected input with last dimension {w.shape[1]} (weight has shape {w.shape}), "
-            f"got shape {x.shape}"
+            f"linear: expected input with last dimension {w_shape[1]} (weight has shape {w_shape}), "
+            f"got shape {x_shape}"
         )
     if x._data.dtype != w._data.dtype:
         raise RuntimeError(
             f"linear: input dtype {x.dtype!r} and weight dtype {w.dtype!r} differ; convert one of them "
             "(x.float(), or model.double())"
         )
-    out = x._data @ w._data.T
     if bias is not None:
         bias = operand(bias)
         if not isinstance(bias, Tensor):  # a Python number: PyTorch's TypeError, not a broadcast
@@ -155,19 +154,45 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         # As in PyTorch the bias may broadcast (a (1,) or 0-d bias is fine), but
         # it must not change the output's shape; numpy's own broadcast error (or
         # a silently larger output) would not say which argument is wrong.
-        try:
-            fits = np.broadcast_shapes(bias.shape, out.shape) == out.shape
-        except ValueError:
-            fits = False
-        if not fits:
+        out_shape = x_shape[:-1] + w_shape[:1]
+        if not _fits(bias._data.shape, out_shape):
             raise RuntimeError(
-                f"linear: expected bias of shape ({w.shape[0]},), one per output feature (weight of shape "
-                f"{w.shape}), got bias of shape {bias.shape}, which does not broadcast to the output's shape "
-                f"{out.shape} (input of shape {x.shape})"
+                f"linear: expected bias of shape ({w_shape[0]},), one per output feature (weight of shape "
+                f"{w_shape}), got bias of shape {bias._data.shape}, which does not broadcast to the output's "
+                f"shape {out_shape} (input of shape {x_shape})"
             )
-        out += bias._data
-    bias_shape = None if bias is None else bias.shape
-    return record(LinearBackward0, out, (x, w, bias), saved=(x, w), args=bias_shape)
+    wt = ops.t(w)  # Wᵀ, a view of W: TBackward0 when W requires grad
+    if x._data.ndim == 2:
+        rows = x
+    elif x._data.ndim == 1 and bias is None:
+        rows = ops.unsqueeze(x, 0)
+    else:
+        rows = ops.reshape(x, (-1, x_shape[-1]))
+    product = rows._data @ wt._data
+    # a bias with leading dims of its own, (5, 4) for x of shape (2, 5, 3), does not fit the rows:
+    # PyTorch then adds it after the mm, with an AddBackward0
+    add_bias_after = bias is not None and not _fits(bias._data.shape, product.shape)
+    if bias is None or add_bias_after:
+        out = record(MmBackward0, product, (rows, wt), saved=factors_to_save(rows, wt), args=(2, 2))
+    else:
+        product += bias._data
+        out = addmm_record(bias, rows, wt, product)
+    if x._data.ndim != 2:
+        # back to the input's leading dims; the (N, out) result is never seen, so it needs no view tracking
+        if bias is not None and not add_bias_after:
+            node = ViewBackward0
+        else:
+            node = SqueezeBackward4 if x._data.ndim == 1 else UnsafeViewBackward0
+        out = record(node, out._data.reshape(x_shape[:-1] + w_shape[:1]), (out,), args=out._data.shape)
+    return ops.add(out, bias) if add_bias_after else out
+
+
+def _fits(shape: tuple, target: tuple) -> bool:
+    """Does an array of `shape` broadcast to `target` without growing it?"""
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
 
 
 # embedding: row lookup in a table ------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 Each function overwrites a tensor in place, outside the graph, with numbers
 drawn from autogradviz's generator: `agv.manual_seed(0)` makes a model's
-initial weights reproducible. Draws go straight into the tensor's memory in its
+initial weights reproducible. As in PyTorch, the random ones take
+`generator=`, an agv.Generator of one's own, to leave the default stream alone. Draws go straight into the tensor's memory in its
 own dtype, so VGG-11's 100-million-weight layer needs no float64 temporary.
 """
 
@@ -42,15 +43,17 @@ def _calculate_fan_in_and_fan_out(t: Tensor) -> tuple[int, int]:
     return t.shape[1] * receptive_field, t.shape[0] * receptive_field
 
 
-def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
-    random.generator().random(dtype=t._data.dtype, out=t._data)
+def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: random.Generator | None = None) -> Tensor:
+    random.generator(generator).random(dtype=t._data.dtype, out=t._data)
     t._data *= b - a
     t._data += a
     return _written(t)
 
 
-def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
-    random.generator().standard_normal(dtype=t._data.dtype, out=t._data)
+def normal_(
+    t: Tensor, mean: float = 0.0, std: float = 1.0, generator: random.Generator | None = None
+) -> Tensor:
+    random.generator(generator).standard_normal(dtype=t._data.dtype, out=t._data)
     t._data *= std
     t._data += mean
     return _written(t)
@@ -77,29 +80,37 @@ def _kaiming_std(t: Tensor, a: float, mode: str, nonlinearity: str) -> float:
 
 
 def kaiming_uniform_(
-    t: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+    t: Tensor,
+    a: float = 0.0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: random.Generator | None = None,
 ) -> Tensor:
     """He initialisation: uniform on ±√3·std, std = gain / √fan."""
     if t._data.size == 0:  # no values and no fan: nothing to draw (PyTorch warns and returns too)
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return t
     bound = math.sqrt(3.0) * _kaiming_std(t, a, mode, nonlinearity)
-    return uniform_(t, -bound, bound)
+    return uniform_(t, -bound, bound, generator)
 
 
 def kaiming_normal_(
-    t: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+    t: Tensor,
+    a: float = 0.0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: random.Generator | None = None,
 ) -> Tensor:
-    return normal_(t, 0.0, _kaiming_std(t, a, mode, nonlinearity))
+    return normal_(t, 0.0, _kaiming_std(t, a, mode, nonlinearity), generator)
 
 
-def xavier_uniform_(t: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_uniform_(t: Tensor, gain: float = 1.0, generator: random.Generator | None = None) -> Tensor:
     """Glorot initialisation: uniform on ±gain·√(6 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(t)
     bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
-    return uniform_(t, -bound, bound)
+    return uniform_(t, -bound, bound, generator)
 
 
-def xavier_normal_(t: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_normal_(t: Tensor, gain: float = 1.0, generator: random.Generator | None = None) -> Tensor:
     fan_in, fan_out = _calculate_fan_in_and_fan_out(t)
-    return normal_(t, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+    return normal_(t, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator)

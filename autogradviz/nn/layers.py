@@ -59,6 +59,55 @@ class Linear(Module):
         )
 
 
+class LazyLinear(Linear):
+    """A Linear layer whose in_features is read from its first input.
+
+        model = nn.Sequential(nn.LazyLinear(256), nn.ReLU(), nn.LazyLinear(10))
+        model(x)          # now each layer knows its in_features: they become nn.Linear
+
+    Until that first call, weight and bias are placeholders (printed `<UninitializedParameter>`,
+    with no values), and the layer prints in_features=0, as in PyTorch. The first call gives
+    the same parameter objects their shape and PyTorch's default initial values, so an
+    optimizer made before it (`SGD(model.parameters(), ...)`) trains them all the same;
+    then the layer turns into a plain nn.Linear.
+    """
+
+    def __init__(self, out_features: int, bias: bool = True, dtype=None):
+        Module.__init__(self)
+        self.in_features, self.out_features = 0, out_features
+        self.weight = _uninitialized_parameter(dtype)
+        self.register_parameter("bias", _uninitialized_parameter(dtype) if bias else None)
+
+    def has_uninitialized_params(self) -> bool:
+        return any(p._extra("uninitialized") for p in self.parameters())
+
+    def forward(self, input: Tensor) -> Tensor:
+        x = operand(input)
+        if x._data.ndim == 0:
+            raise IndexError(
+                f"{self!r}: a 0-d input has no last dimension to read in_features from; "
+                "pass a batch of shape (..., in_features)"
+            )
+        self.in_features = x._data.shape[-1]
+        for p, shape in (
+            (self.weight, (self.out_features, self.in_features)),
+            (self.bias, (self.out_features,)),
+        ):
+            if p is not None:  # the same tensor object, now with values: optimizers keep working
+                p._data = creation.zeros(*shape, dtype=p._data.dtype)._data
+                p._meta.pop("uninitialized")
+        self.reset_parameters()
+        self.__class__ = Linear  # as PyTorch does: from now on it is an ordinary Linear
+        return Linear.forward(self, x)
+
+
+def _uninitialized_parameter(dtype) -> Parameter:
+    """A parameter without a shape yet (LazyLinear's), kept as an empty float tensor."""
+    p = Parameter(creation.zeros(0, dtype=dtype))
+    p._set_extra("uninitialized", True)
+    return p
+
+
 class Conv2d(Module):
     """Slides out_channels learned kernels of shape (in_channels, kh, kw) over the image."""
 

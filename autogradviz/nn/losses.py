@@ -1,9 +1,10 @@
 """Loss functions: how wrong a prediction is, as one number to minimise.
 
 `cross_entropy` is `log_softmax` followed by `nll_loss`, the same two backward
-nodes PyTorch records. The binary losses have nodes of their own: their
-gradients, (p - y) / (p(1 - p)) and σ(x) - y, are simpler and more accurate
-than what the chain rule through log and sigmoid would give.
+nodes PyTorch records. The binary losses and mse_loss have nodes of their own,
+reduction included, as in PyTorch: their gradients, (p - y) / (p(1 - p)),
+σ(x) - y and 2(a - b)/n, are simpler and more accurate than what the chain rule
+through log, sigmoid or a square and a mean would give.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
+from ..core.grad_mode import _state as _grad_mode
 from ..core.graph import Node
 from ..core.record import record
 from ..core.tensor import Tensor
-from ..ops._operands import operand
+from ..ops._operands import binary, operand
 
 
 def _reduce(loss, reduction: str):
@@ -152,19 +154,93 @@ def cross_entropy(
     if target._data.dtype.kind == "f" and target.shape == x.shape:  # class probabilities
         weight = None if weight is None else operand(weight)
         _check_class_weight("cross_entropy", x, weight)
-        weighted = target if weight is None else target * operand(weight).reshape((-1,) + (1,) * (x.ndim - 2))
-        return _reduce(-(logp * weighted).sum(class_dim), reduction)
+        return _soft_cross_entropy(logp, target, weight, class_dim, reduction)
     return _nll_loss("cross_entropy", logp, target, weight, ignore_index, reduction)
+
+
+# cross_entropy with class probabilities: -Σ target·log p, the ops PyTorch records ----------------
+class DivBackward1(Node):
+    """The mean over the batch of cross_entropy with class probabilities: a division by
+    the number of samples (PyTorch's name for a division by a plain number it computed)."""
+
+    __slots__ = ()
+    elementwise = True
+    op = "/"
+    rules = ("∂(a/k)/∂a = 1/k",)
+
+    def numbers_used(self):
+        return [], [self.args]
+
+    def vjp(self, xp, g):
+        return (g / self.args,)
+
+
+def _soft_cross_entropy(logp, target, weight, class_dim: int, reduction: str):
+    """-Σ_c target[c]·log p[c] (times the class weight), then the reduction: recorded
+    as PyTorch records it, Neg over Sum over Mul, and for the mean DivBackward1."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if weight is not None:
+        logp = logp * weight.reshape((-1,) + (1,) * (logp.ndim - 2))
+    products = logp * target
+    if reduction == "none":
+        return -products.sum(class_dim)
+    total = -products.sum()
+    if reduction == "sum":
+        return total
+    samples = logp._data.size // logp.shape[class_dim]  # N, or N·d₁·… for (N, C, d₁, …)
+    return record(DivBackward1, total._data / np.asarray(samples, total._data.dtype), (total,), args=samples)
+
+
+# The binary losses and mse_loss are one node each, reduction included, as in PyTorch:
+# their next_functions are (the input's node, the target's node or None), and a class
+# weight is a constant, not an input (PyTorch refuses a weight that requires grad).
+# With the reduction inside, they are not elementwise nodes (a mean's output depends on
+# every input); their rules give the gradient of each element's loss ℓ and of the
+# reduced loss L = Σℓ/n (the mean) or Σℓ (the sum).
+def _reduction_scale(reduction: str, n: int) -> float:
+    """What the elementwise gradient is multiplied by: 1/n for the mean, else 1."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return 1 / n if reduction == "mean" and n else 1.0
+
+
+def _reduced(losses: np.ndarray, reduction: str) -> np.ndarray:
+    if reduction == "none":
+        return losses
+    total = losses.sum(dtype=losses.dtype)
+    if reduction == "sum":
+        return np.asarray(total)
+    with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is nan, as in PyTorch
+        return np.asarray(total / np.asarray(losses.size, losses.dtype))
+
+
+def _constant_weight(op: str, name: str, weight, dtype):
+    """A weight's array in the input's dtype (None if no weight); PyTorch refuses one
+    that requires grad."""
+    if weight is None:
+        return None
+    weight = operand(weight)
+    if weight.requires_grad and _grad_mode.enabled:
+        raise RuntimeError(
+            f"The function '{op}' is not differentiable with respect to argument '{name}'. "
+            "This input cannot have requires_grad True."
+        )
+    return weight._data.astype(dtype, copy=False)
 
 
 # binary_cross_entropy: -[y log p + (1 - y) log(1 - p)], for probabilities p -------------------------
 class BinaryCrossEntropyBackward0(Node):
     __slots__ = ()
-    elementwise = True
     op = "binary_cross_entropy"
-    rules = ("∂ℓ/∂p = (p - y) / (p(1 - p))", "∂ℓ/∂y = log(1 - p) - log(p)")
+    rules = (
+        "∂ℓ/∂p = w·(p - y) / (p(1 - p)) (w the weight, 1 without one); ∂L/∂p = that / n for the mean",
+        "∂ℓ/∂y = w·(log(1 - p) - log(p)); ∂L/∂y = that / n for the mean",
+    )
 
     def vjp(self, xp, g, p, y):
+        _, scale, weight = self.args
+        g = g * scale if weight is None else g * scale * weight
         gp = gy = None
         if self.needs(0):
             spread = p * (1 - p)
@@ -202,26 +278,31 @@ def binary_cross_entropy(
     _check_probabilities("target", y, "; a target is a probability, usually the label 0 or 1")
     # log is floored at -100, as in PyTorch: p = 0 gives a large loss, not inf
     # (and no numpy warning: p = 0 and p = 1 are valid probabilities)
+    w = _constant_weight("binary_cross_entropy", "weight", weight, p._data.dtype)
+    scale = _reduction_scale(reduction, p._data.size)
     with np.errstate(divide="ignore"):
         log_p, log_q = np.maximum(np.log(p._data), -100), np.maximum(np.log1p(-p._data), -100)
-    loss = record(
-        BinaryCrossEntropyBackward0, -(y._data * log_p + (1 - y._data) * log_q), (p, y), saved=(p, y)
-    )
-    return _reduce(loss if weight is None else loss * weight, reduction)
+    losses = -(y._data * log_p + (1 - y._data) * log_q)
+    if w is not None:
+        losses = (losses * w).astype(p._data.dtype, copy=False)
+    out = _reduced(losses, reduction)
+    return record(BinaryCrossEntropyBackward0, out, (p, y), saved=(p, y), args=(reduction, scale, w))
 
 
 # binary_cross_entropy_with_logits: the same loss on p = σ(x), computed stably from x -----------------
 class BinaryCrossEntropyWithLogitsBackward0(Node):
     __slots__ = ()
-    elementwise = True
     op = "binary_cross_entropy_with_logits"
     rules = (
-        "∂ℓ/∂x = σ(x) - y; with pos_weight w: (1 + (w - 1)·y)·σ(x) - w·y",
-        "∂ℓ/∂y = -x; with pos_weight w: (w - 1)·softplus(-x) - x",
+        "∂ℓ/∂x = σ(x) - y; with pos_weight w: (1 + (w - 1)·y)·σ(x) - w·y; "
+        "times the weight if given, and ∂L/∂x = that / n for the mean",
+        "∂ℓ/∂y = -x; with pos_weight w: (w - 1)·softplus(-x) - x; "
+        "times the weight if given, and ∂L/∂y = that / n for the mean",
     )
 
     def vjp(self, xp, g, x, y):
-        pos_weight = self.args
+        _, scale, weight, pos_weight = self.args
+        g = g * scale if weight is None else g * scale * weight
         gx = gy = None
         if self.needs(0):
             sigma = 1 / (1 + xp.exp(-x))
@@ -253,19 +334,44 @@ def binary_cross_entropy_with_logits(
             f"binary_cross_entropy_with_logits: the target must be a float tensor like the input "
             f"({x.dtype!r}), got {y.dtype!r}; convert it with target.float()"
         )
+    op = "binary_cross_entropy_with_logits"
+    w = _constant_weight(op, "weight", weight, x._data.dtype)
+    pw = _constant_weight(op, "pos_weight", pos_weight, x._data.dtype)
+    scale = _reduction_scale(reduction, x._data.size)
     a, t = x._data, y._data
     # softplus(-x) = log(1 + e^-x) = max(-x, 0) + log(1 + e^-|x|): no overflow for any x
     softplus = np.maximum(-a, 0) + np.log1p(np.exp(-np.abs(a)))
-    pw = None if pos_weight is None else operand(pos_weight)._data
     log_weight = 1 if pw is None else 1 + (pw - 1) * t
-    loss = ((1 - t) * a + log_weight * softplus).astype(a.dtype, copy=False)
-    loss = record(BinaryCrossEntropyWithLogitsBackward0, loss, (x, y), saved=(x, y), args=pw)
-    return _reduce(loss if weight is None else loss * weight, reduction)
+    losses = (1 - t) * a + log_weight * softplus
+    if w is not None:
+        losses = losses * w
+    out = _reduced(losses.astype(a.dtype, copy=False), reduction)
+    return record(
+        BinaryCrossEntropyWithLogitsBackward0, out, (x, y), saved=(x, y), args=(reduction, scale, w, pw)
+    )
 
 
 # mse_loss: the mean of squared differences ----------------------------------------------------------
+class MseLossBackward0(Node):
+    __slots__ = ()
+    op = "mse_loss"
+    rules = (
+        "∂L/∂a = 2(a − b)/n for the mean, 2(a − b) for the sum (and for each ℓ = (a − b)² with none)",
+        "∂L/∂b = −2(a − b)/n for the mean, −2(a − b) for the sum (and for each ℓ with none)",
+    )
+
+    def vjp(self, xp, g, a, b):
+        _, scale = self.args
+        # PyTorch's order: (a - b) · (2/n) · g
+        ga = (a - b) * (2 * scale) * g
+        return (ga if self.needs(0) else None), (-ga if self.needs(1) else None)
+
+
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean squared error. Unlike PyTorch, which only warns, mismatched shapes are an error."""
     x, y = operand(input), operand(target)
     _same_shape("mse_loss", x, y)
-    return _reduce((x - y) ** 2, reduction)
+    scale = _reduction_scale(reduction, x._data.size)
+    diff = binary("mse_loss", np.subtract, x, y)  # PyTorch's dtype: float32 - float64 is float64
+    out = _reduced(diff * diff, reduction)
+    return record(MseLossBackward0, out, (x, y), saved=(x, y), args=(reduction, scale))

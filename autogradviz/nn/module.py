@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
+from ..core import device as _device
 from ..core.dtypes import to_dtype
 from ..core.grad_mode import no_grad
 from ..core.graph import grad_node
@@ -291,11 +292,13 @@ class Module:
 
     # -- dtype ---------------------------------------------------------------------------
 
-    def to(self, dtype) -> Module:
+    def to(self, *args, device=None, dtype=None, non_blocking: bool = False) -> Module:
         """Convert every floating-point parameter and buffer in place (the same
-        tensor objects, so optimizers that hold them still do). "cpu" is accepted
-        and changes nothing: autogradviz runs on the CPU only."""
-        if isinstance(dtype, str) and dtype == "cpu":
+        tensor objects, so optimizers that hold them still do): model.to(agv.float64),
+        model.to(device), model.to(device, dtype), model.to(tensor). A device must
+        be the CPU ("cpu", agv.device("cpu")), and moving there changes nothing."""
+        dtype = _device.to_arguments(args, dtype, device)
+        if dtype is None:
             return self
         target = to_dtype(dtype).numpy
         for t in itertools.chain(self.parameters(), self.buffers()):
@@ -304,6 +307,13 @@ class Module:
                 if t._grad is not None:
                     t._grad._data = t._grad._data.astype(target)
         return self
+
+    def cpu(self) -> Module:
+        return self
+
+    def cuda(self, device=None) -> Module:
+        """There is no GPU: PyTorch's error, with a hint."""
+        _device.check("cuda", "a module")
 
     def double(self) -> Module:
         return self.to("float64")

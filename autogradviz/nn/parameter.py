@@ -7,7 +7,7 @@ In PyTorch, `Parameter` is a subclass of `Tensor`. Here a parameter is a plain
 
 from __future__ import annotations
 
-from ..core.tensor import Tensor, _make, as_array
+from ..core.tensor import Tensor, _make, as_array, refuse_integer_grad
 
 
 class _ParameterType(type):
@@ -28,5 +28,7 @@ class Parameter(metaclass=_ParameterType):
             if t._data.dtype.kind != "f":
                 t = _make(t._data.astype("float32"))
         t._set_extra("parameter", True)
+        if requires_grad:  # PyTorch's words here differ from the setter's ("only ...")
+            refuse_integer_grad(t, "Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = requires_grad
         return t

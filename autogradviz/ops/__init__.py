@@ -11,11 +11,12 @@ Reading order:
 4. `reductions.py`: sum, mean, var, max, softmax, log_softmax, ...;
 5. `shape.py`: reshape, transpose, expand, indexing, cat, stack;
 6. `inplace.py`: add_, mul_, x[i] = v, and how they rebase a tensor's history;
-7. `compare.py`: comparisons, whose results carry no gradient;
-8. `numpy_math.py` and `tensor_math.py`: the two array namespaces (`xp`) a
+7. `linalg.py`: mm, mv, dot, bmm, outer, einsum, and the norms;
+8. `compare.py`: comparisons, whose results carry no gradient;
+9. `numpy_math.py` and `tensor_math.py`: the two array namespaces (`xp`) a
    `vjp` computes with: numpy for a plain backward, autogradviz's own ops
    when create_graph=True records the backward pass too;
-9. `_operands.py`: turning arguments into arrays, with PyTorch's type promotion.
+10. `_operands.py`: turning arguments into arrays, with PyTorch's type promotion.
 """
 
 from .arithmetic import add, div, matmul, mul, neg, pow, rsub, sub
@@ -42,25 +43,90 @@ from .compare import (
     lt,
     ne,
 )
-from .inplace import add_, clamp_, copy_, div_, fill_, mul_, normal_, pow_, setitem, sub_, uniform_, zero_
+from .inplace import (
+    abs_,
+    acos_,
+    add_,
+    asin_,
+    atan_,
+    ceil_,
+    clamp_,
+    clamp_max_,
+    clamp_min_,
+    copy_,
+    cos_,
+    cosh_,
+    div_,
+    exp2_,
+    exp_,
+    expm1_,
+    fill_,
+    floor_,
+    log1p_,
+    log2_,
+    log10_,
+    log_,
+    mul_,
+    neg_,
+    normal_,
+    pow_,
+    reciprocal_,
+    relu_,
+    round_,
+    rsqrt_,
+    setitem,
+    sigmoid_,
+    sin_,
+    sinh_,
+    sqrt_,
+    square_,
+    sub_,
+    tan_,
+    tanh_,
+    trunc_,
+    uniform_,
+    zero_,
+)
+from .linalg import bmm, cumsum, det, dot, einsum, ger, inverse, mm, mv, norm, outer, prod
 from .pointwise import (
     abs,
+    acos,
+    arctan2,
+    asin,
+    atan,
+    atan2,
+    ceil,
     clamp,
     clip,
     clone,
     cos,
+    cosh,
+    erf,
     exp,
+    exp2,
+    expm1,
+    floor,
     leaky_relu,
     log,
+    log1p,
+    log2,
+    log10,
     maximum,
     minimum,
+    reciprocal,
     relu,
+    round,
+    rsqrt,
     sigmoid,
     sign,
     sin,
+    sinh,
     sqrt,
+    square,
+    tan,
     tanh,
     to,
+    trunc,
     where,
 )
 from .reductions import log_softmax, logsumexp, max, mean, min, softmax, std, sum, var
@@ -72,6 +138,7 @@ from .shape import (
     expand,
     flatten,
     getitem,
+    meshgrid,
     permute,
     reshape,
     squeeze,

@@ -7,10 +7,9 @@ import sys
 
 import numpy as np
 
-from ..core import views
+from ..core import dtypes, views
 from ..core.creation import tensor
 from ..core.tensor import Tensor, _make
-from .broadcast import broadcast_error
 
 F64 = np.dtype("float64")
 F32 = np.dtype("float32")
@@ -59,10 +58,27 @@ def float_data(t: Tensor) -> np.ndarray:
 
 
 def binary(op: str, fn, a, b) -> np.ndarray:
-    """Apply a numpy binary function, turning numpy's broadcast error into one
-    that names the op and both shapes, and keeping PyTorch's float32 default."""
+    """Apply a numpy binary function in the dtype PyTorch would compute in (see
+    result_type), turning numpy's broadcast error into one that names the op and
+    both shapes. Division (np.true_divide) of integers gives float32, as in PyTorch."""
+    x = a._data if type(a) is Tensor else a
+    y = b._data if type(b) is Tensor else b
+    if type(x) is np.ndarray and type(y) is np.ndarray and x.dtype == y.dtype:
+        target = x.dtype  # the common case, decided without the promotion rules
+    else:
+        target = result_type(x, y)
+    if fn is np.true_divide and target.kind != "f":
+        target = F32  # true division: 1 / 2 is 0.5 for integer tensors too
+    x, y = _in_dtype(x, target), _in_dtype(y, target)
     try:
-        out = fn(a._data if type(a) is Tensor else a, b._data if type(b) is Tensor else b)
+        out = fn(x, y)
+    except TypeError:
+        if target.kind != "f" or not op.startswith("bitwise_"):
+            raise
+        raise NotImplementedError(  # numpy's "ufunc 'bitwise_and' not supported for the input types"
+            f"\"{op}_cpu\" not implemented for '{dtypes.scalar_type_name(dtypes.from_numpy_dtype(target))}' "
+            f"({op} works on integer and bool tensors only)"
+        ) from None
     except ValueError:
         try:
             np.broadcast_shapes(_shape(a), _shape(b))
@@ -73,7 +89,87 @@ def binary(op: str, fn, a, b) -> np.ndarray:
         raise RuntimeError(*sys.exc_info()[1].args) from None
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    return torch_float(out, a, b) if out.dtype is F64 else out
+    if target.kind == "b" and out.dtype != BOOL:  # numpy's bool ** bool is int8; PyTorch keeps bool
+        out = out.astype(BOOL)
+    return out
+
+
+# -- PyTorch's type promotion ------------------------------------------------------------
+#
+# Which dtype does `a + b` have? PyTorch ranks the operands in three classes:
+# tensors with dimensions, 0-d tensors, and Python numbers. Within a class the
+# dtypes are promoted as promote_types says (int8 and uint8 give int16, an int
+# and a float give the float). Across classes, a lower class matters only when
+# it is of a higher category (bool < integer < float) than every class above
+# it: int8 tensor + 1000 stays int8 (and wraps around, as 127 + 1 does), but
+# int8 tensor + 2.5 is float32, the default float dtype of Python floats.
+
+BOOL = np.dtype("bool")
+I64 = np.dtype("int64")
+
+
+def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
+    """torch.promote_types: numpy's rule, except that an integer and a float give
+    the float (numpy gives float64 for int64 and float32)."""
+    if a == b:
+        return a
+    a_float, b_float = a.kind == "f", b.kind == "f"
+    if a_float != b_float:
+        return a if a_float else b
+    return np.promote_types(a, b)
+
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}  # bool < integer < float
+
+
+def _category(dtype: np.dtype) -> int:
+    return _CATEGORY[dtype.kind]
+
+
+def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
+    """PyTorch's combine_categories: the higher class decides, unless the lower
+    one is of a higher category."""
+    if higher is None:
+        return lower
+    if lower is None or _category(higher) >= _category(lower):
+        return higher
+    return promote_types(higher, lower)
+
+
+def result_type(*operands) -> np.dtype:
+    """The dtype of an op on these operands (arrays of tensors, or Python numbers),
+    as torch.result_type computes it; see the comment above."""
+    dims = zero_dims = numbers = None
+    for x in operands:
+        if isinstance(x, np.ndarray):
+            if x.ndim:
+                dims = x.dtype if dims is None else promote_types(dims, x.dtype)
+            else:
+                zero_dims = x.dtype if zero_dims is None else promote_types(zero_dims, x.dtype)
+            continue
+        if isinstance(x, (bool, np.bool_)):
+            dtype = BOOL
+        elif isinstance(x, (int, np.integer)):
+            dtype = I64
+        else:  # a Python float is float32 here, PyTorch's default dtype
+            dtype = F32
+        numbers = dtype if numbers is None else promote_types(numbers, dtype)
+    return _combine(dims, _combine(zero_dims, numbers))
+
+
+def _in_dtype(x, target: np.dtype):
+    """An operand converted to the dtype the op computes in. A Python number is
+    converted only into an integer dtype, where it wraps around as in PyTorch
+    (int8 tensor + 1000 adds -24); numpy keeps it exact otherwise."""
+    if isinstance(x, np.ndarray):
+        return x if x.dtype == target else x.astype(target)
+    if isinstance(x, np.generic):  # np.float64(2.0) counts as a Python number, as in PyTorch
+        x = x.item()
+    if target.kind in "iu" and not isinstance(x, (bool, np.bool_)):
+        return np.asarray(x).astype(target)
+    if target.kind == "b":
+        return np.bool_(x)
+    return x
 
 
 def torch_float(out: np.ndarray, *operands) -> np.ndarray:
@@ -88,6 +184,21 @@ def torch_float(out: np.ndarray, *operands) -> np.ndarray:
     ]
     deciding = [x for x in floats if x.ndim > 0] or floats
     return out if any(x.dtype == F64 for x in deciding) else out.astype(F32)
+
+
+def broadcast_error(op: str, a_shape: tuple, b_shape: tuple) -> RuntimeError:
+    """PyTorch's sentence, then the op and both shapes."""
+    where = f"({op}: shapes {tuple(a_shape)} and {tuple(b_shape)} cannot be broadcast together)"
+    for i in range(1, max(len(a_shape), len(b_shape)) + 1):
+        x = a_shape[-i] if i <= len(a_shape) else 1
+        y = b_shape[-i] if i <= len(b_shape) else 1
+        if x != y and x != 1 and y != 1:
+            dim = max(len(a_shape), len(b_shape)) - i
+            return RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) "
+                f"at non-singleton dimension {dim} {where}"
+            )
+    return RuntimeError(where[1:-1])
 
 
 def is_bool(x) -> bool:

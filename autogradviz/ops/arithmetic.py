@@ -13,6 +13,18 @@ from ..core.graph import OUTPUT, Node
 from ..core.record import record
 from ..core.tensor import Tensor
 from ._operands import binary, data, factors_to_save, is_bool, operand
+from .broadcast import sum_to
+
+# A number on the left, 2 + x or 2 * x: Python calls x.__radd__(2), and PyTorch then
+# computes x + 2, so its node's next_functions list the tensor first: ((x's node, 0),
+# (None, 0)). We record the same order (radd, rmul below), with this mark as the node's
+# `args`, so that its drawing still reads "2 +", as the learner wrote it.
+NUMBER_FIRST = "number first"
+
+
+def _numbers_as_written(node: Node) -> tuple[list, list]:
+    before, after = Node.numbers_used(node)
+    return (after, before) if node.args is NUMBER_FIRST else (before, after)
 
 
 # c = a + b ---------------------------------------------------------------------
@@ -22,6 +34,9 @@ class AddBackward0(Node):
     op, broadcasts = "+", True
     rules = ("∂(a+b)/∂a = 1", "∂(a+b)/∂b = 1")
 
+    def numbers_used(self):
+        return _numbers_as_written(self)
+
     def vjp(self, xp, g):
         return g, g
 
@@ -29,6 +44,14 @@ class AddBackward0(Node):
 def add(a, b):
     a, b = operand(a), operand(b)
     return record(AddBackward0, binary("add", np.add, a, b), (a, b))
+
+
+def radd(b, k):
+    """k + b: what Python calls for `2 + x`; recorded as x + 2, as PyTorch does."""
+    b, k = operand(b), operand(k)
+    if type(k) is Tensor:
+        return add(k, b)
+    return record(AddBackward0, binary("add", np.add, k, b), (b, k), args=NUMBER_FIRST)
 
 
 # c = a - b ---------------------------------------------------------------------
@@ -71,6 +94,9 @@ class MulBackward0(Node):
     op, broadcasts = "*", True
     rules = ("∂(a·b)/∂a = b", "∂(a·b)/∂b = a")
 
+    def numbers_used(self):
+        return _numbers_as_written(self)
+
     def vjp(self, xp, g, a, b):
         # each factor was saved only if the other one needs a gradient (see mul)
         return (None if b is None else g * b), (None if a is None else g * a)
@@ -81,13 +107,21 @@ def mul(a, b):
     return record(MulBackward0, binary("mul", np.multiply, a, b), (a, b), saved=factors_to_save(a, b))
 
 
+def rmul(b, k):
+    """k * b: what Python calls for `2 * x`; recorded as x * 2, as PyTorch does."""
+    b, k = operand(b), operand(k)
+    if type(k) is Tensor:
+        return mul(k, b)
+    out = binary("mul", np.multiply, k, b)
+    return record(MulBackward0, out, (b, k), saved=factors_to_save(b, k), args=NUMBER_FIRST)
+
+
 # c = a / b ---------------------------------------------------------------------
 class DivBackward0(Node):
     __slots__ = ()
     elementwise = True
     op, broadcasts = "/", True
     rules = ("∂(a/b)/∂a = 1/b", "∂(a/b)/∂b = -a/b²")
-    torch_name = "DivBackward0; for k / b, k a number: MulBackward0 over ReciprocalBackward0"
 
     def vjp(self, xp, g, a, b):
         return (g / b if self.needs(0) else None), (-g * a / (b * b) if self.needs(1) else None)
@@ -326,6 +360,91 @@ def matmul(a, b):
         )
     node = _MATMUL_NODES.get((x.ndim, y.ndim), MatmulBackward0)
     return record(node, out, (a, b), saved=factors_to_save(a, b), args=(x.ndim, y.ndim))
+
+
+# c = β·input + α·(mat1 @ mat2): nn.Linear's b + x·Wᵀ as one op ---------------------------------------
+class AddmmBackward0(Node):
+    """What nn.Linear records for a batch of rows x: b + x @ Wᵀ, with mat2 = Wᵀ made by
+    W.t() (a TBackward0 node between this node and W's AccumulateGrad, as in PyTorch)."""
+
+    __slots__ = ()
+    op = "addmm"
+    rules = (
+        "∂(b + x@M)/∂b = g, summed over the rows b was repeated on (× β)",
+        "∂(b + x@M)/∂x = g @ Mᵀ (× α)",
+        "∂(b + x@M)/∂M = xᵀ @ g (× α)",
+    )
+
+    def vjp(self, xp, g, mat1, mat2):
+        # mat1 was saved only if mat2 needs a gradient, and mat2 only if mat1 does
+        input_shape, beta, alpha = self.args
+        g_input = g_mat1 = g_mat2 = None
+        if self.needs(0):
+            # input broadcast over the rows (a bias of shape (out,)): sum it back
+            g_input = sum_to(xp, g if beta == 1 else g * beta, input_shape)
+        if alpha != 1:
+            g = g * alpha
+        if self.needs(1):
+            g_mat1 = g @ xp.transpose(mat2, 0, 1)
+        if self.needs(2):
+            # mat1ᵀ @ g, computed as (gᵀ @ mat1)ᵀ: for nn.Linear, mat2 is Wᵀ, and gᵀ @ mat1 is laid
+            # out as W is, which BLAS computes faster and TBackward0 turns back into W's layout
+            g_mat2 = xp.transpose(xp.transpose(g, 0, 1) @ mat1, 0, 1)
+        return g_input, g_mat1, g_mat2
+
+
+def addmm(input, mat1, mat2, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    """β·input + α·(mat1 @ mat2), for matrices mat1 (n, k) and mat2 (k, m); input
+    broadcasts to (n, m). F.linear(x, W, b) of a matrix x is addmm(b, x, W.t())."""
+    bias, m1, m2 = operand(input), operand(mat1), operand(mat2)
+    for name, m in (("mat1", m1), ("mat2", m2)):
+        if m.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
+    a, b = m1._data, m2._data
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})"
+        )
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}; "
+            "convert one first, for example mat2.to(mat1.dtype)"
+        )
+    product = a @ b
+    target = product.shape
+    try:
+        fits = np.broadcast_shapes(bias._data.shape, target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        raise _expand_error(bias._data.shape, target)
+    out = (product if alpha == 1 else product * alpha) + (bias._data if beta == 1 else bias._data * beta)
+    return addmm_record(bias, m1, m2, out.astype(a.dtype, copy=False), beta, alpha)
+
+
+def _expand_error(shape: tuple, target: tuple) -> RuntimeError:
+    """PyTorch's error when addmm's input does not broadcast to the product's shape."""
+    if len(shape) > len(target):
+        return RuntimeError(
+            f"addmm: the input of shape {list(shape)} has more dimensions than the product of "
+            f"shape {list(target)}: it must broadcast to it"
+        )
+    for i in range(1, len(shape) + 1):
+        if shape[-i] not in (1, target[-i]):
+            return RuntimeError(
+                f"The expanded size of the tensor ({target[-i]}) must match the existing size ({shape[-i]}) "
+                f"at non-singleton dimension {len(target) - i}.  Target sizes: {list(target)}.  "
+                f"Tensor sizes: {list(shape)}"
+            )
+    return RuntimeError(f"addmm: the input of shape {list(shape)} does not broadcast to {list(target)}")
+
+
+def addmm_record(bias: Tensor, mat1: Tensor, mat2: Tensor, out: np.ndarray, beta=1, alpha=1) -> Tensor:
+    """Link addmm's result into the graph (F.linear computes `out` itself, and calls this)."""
+    return record(
+        AddmmBackward0, out, (bias, mat1, mat2), saved=factors_to_save(mat1, mat2),
+        args=(bias._data.shape, beta, alpha),
+    )  # fmt: skip
 
 
 def _matmul_error(a_shape: tuple, b_shape: tuple) -> RuntimeError:

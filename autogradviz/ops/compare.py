@@ -6,6 +6,7 @@ import numpy as np
 
 from ..core.tensor import _make
 from ._operands import binary, data, operand
+from .reductions import numpy_names
 from .shape import _dim
 
 
@@ -64,11 +65,13 @@ def _arg_extreme(op: str, fn, a, dim, keepdim: bool):
     return _make(np.asarray(fn(x, axis=axis, keepdims=keepdim)).astype(np.int64))
 
 
-def argmax(a, dim=None, keepdim: bool = False):
+def argmax(a, dim=None, keepdim: bool = False, *, axis=None, keepdims=None):
+    dim, keepdim = numpy_names("argmax", dim, axis, keepdim, keepdims)
     return _arg_extreme("argmax", np.argmax, a, dim, keepdim)
 
 
-def argmin(a, dim=None, keepdim: bool = False):
+def argmin(a, dim=None, keepdim: bool = False, *, axis=None, keepdims=None):
+    dim, keepdim = numpy_names("argmin", dim, axis, keepdim, keepdims)
     return _arg_extreme("argmin", np.argmin, a, dim, keepdim)
 
 
@@ -78,11 +81,13 @@ def _any_all(op: str, fn, a, dim, keepdim: bool):
     return _make(np.asarray(fn(x, axis=axis, keepdims=keepdim)))
 
 
-def any(a, dim=None, keepdim: bool = False):  # noqa: A001
+def any(a, dim=None, keepdim: bool = False, *, axis=None, keepdims=None):  # noqa: A001
+    dim, keepdim = numpy_names("any", dim, axis, keepdim, keepdims)
     return _any_all("any", np.any, a, dim, keepdim)
 
 
-def all(a, dim=None, keepdim: bool = False):  # noqa: A001
+def all(a, dim=None, keepdim: bool = False, *, axis=None, keepdims=None):  # noqa: A001
+    dim, keepdim = numpy_names("all", dim, axis, keepdim, keepdims)
     return _any_all("all", np.all, a, dim, keepdim)
 
 

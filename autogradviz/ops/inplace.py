@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core import random, views
 from ..core.grad_mode import _state as _grad_state
-from ..core.grad_mode import no_grad
+from ..core.grad_mode import check_inplace_allowed, no_grad
 from ..core.graph import Node
 from ..core.record import record
 from ..core.tensor import Tensor, _make
@@ -28,6 +28,7 @@ from .shape import expand, frozen_index, index_steps, to_index
 
 def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None) -> Tensor:
     """Overwrite `t` with `compute(old t)`, recording the op if autograd needs to."""
+    check_inplace_allowed(t)  # an inference tensor stays as it is outside inference_mode
     grad_mode = _grad_state.enabled
     base = t._extra("base") if t._meta is not None else None
     recording = grad_mode and (
@@ -39,8 +40,9 @@ def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None) -> Tensor:
         return t
     if grad_mode and t._requires_grad and t._grad_fn is None:
         raise RuntimeError(
-            f"{name}: a leaf Variable that requires grad is being used in an in-place operation. "
-            "Wrap the update in `with agv.no_grad():`, or change `.data` (untracked)."
+            "a leaf Variable that requires grad is being used in an in-place operation. "
+            f"({name} would change a leaf that requires grad: wrap the update in `with agv.no_grad():`, "
+            "or change `.data`, which autograd does not track.)"
         )
     if recording and base is not None:
         return _inplace_on_view(t, name, compute)
@@ -69,8 +71,11 @@ def _write(t: Tensor, name: str, result: Tensor) -> None:
     try:
         np.copyto(t._data, result._data, casting="same_kind")
     except TypeError:
+        names = _TORCH_DTYPE_NAMES  # PyTorch's sentence first, then which op
         raise RuntimeError(
-            f"{name}: result type {result.dtype!r} can't be cast to the desired output type {t.dtype!r}"
+            f"result type {names.get(result._data.dtype.name, result._data.dtype.name)} can't be cast to "
+            f"the desired output type {names.get(t._data.dtype.name, t._data.dtype.name)} ({name}: the "
+            f"result is {result.dtype!r}, the tensor {t.dtype!r}; convert the tensor first, e.g. x.float())"
         ) from None
     except ValueError:
         if any(view._extra("replay")[0] is expand for view in views.view_chain(t)[:-1]):  # PyTorch's words
@@ -115,8 +120,9 @@ def _inplace_on_view(t: Tensor, name: str, compute) -> Tensor:
     root = chain.pop()
     if root._grad_fn is None and root._requires_grad:
         raise RuntimeError(
-            f"{name}: a view of a leaf Variable that requires grad is being used in an in-place "
-            "operation. Wrap the update in `with agv.no_grad():`, or clone() the leaf first."
+            "a view of a leaf Variable that requires grad is being used in an in-place operation. "
+            f"({name} would change a view of a leaf that requires grad: wrap the update in "
+            "`with agv.no_grad():`, or clone() the leaf first.)"
         )
     chain.reverse()  # from the root's first view down to t
     replays = [view._extra("replay") for view in chain]
@@ -228,17 +234,22 @@ class UniformBackward0(FillBackward0):
     torch_name = None
 
 
-def normal_(t, mean: float = 0.0, std: float = 1.0):
+def normal_(t, mean: float = 0.0, std: float = 1.0, *, generator=None):
+    """`generator=` draws from that agv.Generator instead of the default stream."""
+    stream = random.generator(generator)  # checked before anything changes
+
     def draw(old):
-        values = random.generator().standard_normal(old.shape).astype(old._data.dtype) * std + mean
+        values = stream.standard_normal(old.shape).astype(old._data.dtype) * std + mean
         return record(NormalBackward0, values.astype(old._data.dtype, copy=False), (old,))
 
     return _inplace(t, "normal_", draw)
 
 
-def uniform_(t, from_: float = 0.0, to: float = 1.0):
+def uniform_(t, from_: float = 0.0, to: float = 1.0, *, generator=None):
+    stream = random.generator(generator)
+
     def draw(old):
-        values = random.generator().random(old.shape).astype(old._data.dtype) * (to - from_) + from_
+        values = stream.random(old.shape).astype(old._data.dtype) * (to - from_) + from_
         return record(UniformBackward0, values.astype(old._data.dtype, copy=False), (old,))
 
     return _inplace(t, "uniform_", draw)
@@ -333,6 +344,7 @@ def _check_index_put_dtypes(t: Tensor, index, value: Tensor) -> None:
 
 
 def setitem(t, index, value):
+    check_inplace_allowed(t)
     given = index
     index = to_index(index)
     value_is_tensor = isinstance(value, Tensor)
@@ -367,4 +379,143 @@ def setitem(t, index, value):
             IndexPutBackward0, out, (old, value), saved=(written, kept, *tensors), args=np.shape(data(value))
         )
 
+    parts = index if isinstance(index, tuple) else (index,)
+    # x[...] = v writes into x itself, as copy_ does
+    basic = all(type(i) in (int, slice, type(None), type(Ellipsis)) for i in parts) and parts != (Ellipsis,)
+    if basic and _grad_state.enabled and t._requires_grad and t._grad_fn is None:
+        # PyTorch writes through a view here (x[0] is one), so its words say "a view of"
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation. "
+            "(x[index] = value would change a leaf that requires grad: wrap the update in "
+            "`with agv.no_grad():`, or change `.data`, which autograd does not track.)"
+        )
     _inplace(t, "x[index] = value", compute, value)
+
+
+# in-place math: x.sin_(), x.exp_(), x.relu_(), ... ----------------------------------------------
+#
+# Each computes its out-of-place op on the old value and writes the result back, so
+# the tensor's new grad_fn is that op's node (SinBackward0 after sin_, as in
+# PyTorch). A node that saved its output (exp, sqrt, tanh, sigmoid, relu, ...) now
+# finds it in the tensor itself, checked against its version counter: changing the
+# tensor again before backward raises instead of giving a wrong gradient.
+
+
+def abs_(t):
+    return _inplace(t, "abs_", pointwise.abs)
+
+
+def neg_(t):
+    return _inplace(t, "neg_", arithmetic.neg)
+
+
+def exp_(t):
+    return _inplace(t, "exp_", pointwise.exp)
+
+
+def exp2_(t):
+    return _inplace(t, "exp2_", pointwise.exp2)
+
+
+def expm1_(t):
+    return _inplace(t, "expm1_", pointwise.expm1)
+
+
+def log_(t):
+    return _inplace(t, "log_", pointwise.log)
+
+
+def log2_(t):
+    return _inplace(t, "log2_", pointwise.log2)
+
+
+def log10_(t):
+    return _inplace(t, "log10_", pointwise.log10)
+
+
+def log1p_(t):
+    return _inplace(t, "log1p_", pointwise.log1p)
+
+
+def sqrt_(t):
+    return _inplace(t, "sqrt_", pointwise.sqrt)
+
+
+def rsqrt_(t):
+    return _inplace(t, "rsqrt_", pointwise.rsqrt)
+
+
+def square_(t):
+    return _inplace(t, "square_", pointwise.square)
+
+
+def reciprocal_(t):
+    return _inplace(t, "reciprocal_", pointwise.reciprocal)
+
+
+def sin_(t):
+    return _inplace(t, "sin_", pointwise.sin)
+
+
+def cos_(t):
+    return _inplace(t, "cos_", pointwise.cos)
+
+
+def tan_(t):
+    return _inplace(t, "tan_", pointwise.tan)
+
+
+def sinh_(t):
+    return _inplace(t, "sinh_", pointwise.sinh)
+
+
+def cosh_(t):
+    return _inplace(t, "cosh_", pointwise.cosh)
+
+
+def tanh_(t):
+    return _inplace(t, "tanh_", pointwise.tanh)
+
+
+def asin_(t):
+    return _inplace(t, "asin_", pointwise.asin)
+
+
+def acos_(t):
+    return _inplace(t, "acos_", pointwise.acos)
+
+
+def atan_(t):
+    return _inplace(t, "atan_", pointwise.atan)
+
+
+def sigmoid_(t):
+    return _inplace(t, "sigmoid_", pointwise.sigmoid)
+
+
+def relu_(t):
+    return _inplace(t, "relu_", pointwise.relu)
+
+
+def floor_(t):
+    return _inplace(t, "floor_", pointwise.floor)
+
+
+def ceil_(t):
+    return _inplace(t, "ceil_", pointwise.ceil)
+
+
+def round_(t, *, decimals: int = 0):
+    return _inplace(t, "round_", lambda old: pointwise.round(old, decimals=decimals))
+
+
+def trunc_(t):
+    return _inplace(t, "trunc_", pointwise.trunc)
+
+
+def clamp_min_(t, min):  # noqa: A002 - PyTorch's name
+    return _inplace(t, "clamp_min_", lambda old: pointwise.clamp(old, min=min))
+
+
+def clamp_max_(t, max):  # noqa: A002
+    return _inplace(t, "clamp_max_", lambda old: pointwise.clamp(old, max=max))

@@ -4,6 +4,7 @@ so each local derivative is an elementwise formula."""
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -11,7 +12,7 @@ from ..core.dtypes import to_dtype
 from ..core.graph import OUTPUT, Node
 from ..core.record import record
 from ..core.tensor import Tensor
-from . import numpy_math
+from . import arithmetic, numpy_math
 from ._operands import binary, data, float_data, operand, torch_float
 
 
@@ -352,3 +353,324 @@ def to(a, dtype):
     if a._data.dtype == target:
         return a
     return record(ToCopyBackward0, a._data.astype(target), (a,), args=a.dtype)
+
+
+# more math: the rest of the functions tutorials call (d2l, PyTorch's own) ------------------------
+#
+# Each is one formula. A few derivatives (sinh's is cosh) are themselves ops of this
+# file: in a plain backward they are numpy's, and under create_graph=True they are
+# this file's own ops, so that the backward pass is recorded too. `_same` picks.
+
+
+def _same(xp, numpy_fn, our_fn):
+    """numpy's function in a plain backward, autogradviz's (recorded) one under create_graph."""
+    return numpy_fn if xp is numpy_math else our_fn
+
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+
+
+def _precise(fn, x: np.ndarray) -> np.ndarray:
+    """fn(x), for float32 computed in float64 and rounded back. numpy's float32
+    log10, sinh, tan... are often 1 ulp off, where PyTorch's are rounded correctly:
+    log10(100.) would print as 2.0000 instead of PyTorch's 2."""
+    if x.dtype == np.float32:
+        return fn(x.astype(np.float64)).astype(np.float32)
+    return fn(x)
+
+
+# log₁₀ a, log₂ a ----------------------------------------------------------------------------
+class Log10Backward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op, rules = "log10", ("∂log₁₀(a)/∂a = 1/(a·ln 10)",)
+
+    def vjp(self, xp, g, a):
+        return (g / (a * _LN10),)
+
+
+def log10(a):
+    a = operand(a)
+    return record(Log10Backward0, _precise(np.log10, float_data(a)), (a,), saved=(a,))
+
+
+class Log2Backward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op, rules = "log2", ("∂log₂(a)/∂a = 1/(a·ln 2)",)
+
+    def vjp(self, xp, g, a):
+        return (g / (a * _LN2),)
+
+
+def log2(a):
+    a = operand(a)
+    return record(Log2Backward0, _precise(np.log2, float_data(a)), (a,), saved=(a,))
+
+
+# ln(1 + a), eᵃ - 1, 2ᵃ: exact for small a, where log(1 + a) and exp(a) - 1 lose digits --------
+class Log1PBackward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op, rules = "log1p", ("∂ln(1 + a)/∂a = 1/(1 + a)",)
+
+    def vjp(self, xp, g, a):
+        return (g / (a + 1),)
+
+
+def log1p(a):
+    a = operand(a)
+    return record(Log1PBackward0, _precise(np.log1p, float_data(a)), (a,), saved=(a,))
+
+
+class Expm1Backward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op, rules = "expm1", ("∂(eᵃ - 1)/∂a = eᵃ",)
+
+    def vjp(self, xp, g, out):
+        return (g * (out + 1),)  # eᵃ is the output plus 1: nothing to recompute
+
+
+def expm1(a):
+    a = operand(a)
+    return record(Expm1Backward0, _precise(np.expm1, float_data(a)), (a,), saved=(OUTPUT,))
+
+
+class Exp2Backward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op, rules = "exp2", ("∂2ᵃ/∂a = 2ᵃ·ln 2",)
+
+    def vjp(self, xp, g, out):
+        return (g * out * _LN2,)
+
+
+def exp2(a):
+    a = operand(a)
+    return record(Exp2Backward0, _precise(np.exp2, float_data(a)), (a,), saved=(OUTPUT,))
+
+
+# sinh a, cosh a, tan a ----------------------------------------------------------------------
+class SinhBackward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op, rules = "sinh", ("∂sinh(a)/∂a = cosh(a)",)
+
+    def vjp(self, xp, g, a):
+        return (g * _same(xp, np.cosh, cosh)(a),)
+
+
+def sinh(a):
+    a = operand(a)
+    return record(SinhBackward0, _precise(np.sinh, float_data(a)), (a,), saved=(a,))
+
+
+class CoshBackward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op, rules = "cosh", ("∂cosh(a)/∂a = sinh(a)",)
+
+    def vjp(self, xp, g, a):
+        return (g * _same(xp, np.sinh, sinh)(a),)
+
+
+def cosh(a):
+    a = operand(a)
+    return record(CoshBackward0, _precise(np.cosh, float_data(a)), (a,), saved=(a,))
+
+
+class TanBackward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op, rules = "tan", ("∂tan(a)/∂a = 1 + tan²(a)",)
+
+    def vjp(self, xp, g, out):
+        return (g * (1 + out * out),)  # from the output, as PyTorch does: 1 + tan² = 1/cos²
+
+
+def tan(a):
+    a = operand(a)
+    return record(TanBackward0, _precise(np.tan, float_data(a)), (a,), saved=(OUTPUT,))
+
+
+# asin a, acos a, atan a, atan2(a, b) -----------------------------------------------------------
+class AsinBackward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op, rules = "asin", ("∂asin(a)/∂a = 1/√(1 - a²)",)
+
+    def vjp(self, xp, g, a):
+        return (g / _same(xp, np.sqrt, sqrt)(1 - a * a),)
+
+
+def asin(a):
+    a = operand(a)
+    return record(AsinBackward0, _precise(np.arcsin, float_data(a)), (a,), saved=(a,))
+
+
+class AcosBackward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op, rules = "acos", ("∂acos(a)/∂a = -1/√(1 - a²)",)
+
+    def vjp(self, xp, g, a):
+        return (-g / _same(xp, np.sqrt, sqrt)(1 - a * a),)
+
+
+def acos(a):
+    a = operand(a)
+    return record(AcosBackward0, _precise(np.arccos, float_data(a)), (a,), saved=(a,))
+
+
+class AtanBackward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op, rules = "atan", ("∂atan(a)/∂a = 1/(1 + a²)",)
+
+    def vjp(self, xp, g, a):
+        return (g / (a * a + 1),)
+
+
+def atan(a):
+    a = operand(a)
+    return record(AtanBackward0, _precise(np.arctan, float_data(a)), (a,), saved=(a,))
+
+
+class Atan2Backward0(Node):
+    """atan2(a, b): the angle of the point (b, a), in (-π, π]."""
+
+    __slots__ = ()
+    elementwise = True
+    op, broadcasts = "atan2", True
+    rules = ("∂atan2(a, b)/∂a = b/(a² + b²)", "∂atan2(a, b)/∂b = -a/(a² + b²)")
+
+    def vjp(self, xp, g, a, b):
+        scale = g / (a * a + b * b)
+        return scale * b, -scale * a
+
+
+def atan2(a, b):
+    a, b = operand(a), operand(b)
+    # two integer tensors give float32, as in PyTorch; numpy would give float64
+    out = torch_float(binary("atan2", np.arctan2, a, b), a, b)
+    return record(Atan2Backward0, out, (a, b), saved=(a, b))
+
+
+arctan2 = atan2
+
+
+# 1/a, 1/√a ------------------------------------------------------------------------------------
+class ReciprocalBackward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op, rules = "reciprocal", ("∂(1/a)/∂a = -1/a²",)
+
+    def vjp(self, xp, g, out):
+        return (-g * out * out,)  # 1/a² is the output squared
+
+
+def reciprocal(a):
+    a = operand(a)
+    return record(ReciprocalBackward0, np.reciprocal(float_data(a)), (a,), saved=(OUTPUT,))
+
+
+class RsqrtBackward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op, rules = "rsqrt", ("∂(1/√a)/∂a = -1/(2a√a)",)
+
+    def vjp(self, xp, g, out):
+        return (-0.5 * g * out * out * out,)  # 1/(a√a) is the output cubed
+
+
+def rsqrt(a):
+    a = operand(a)
+    x = float_data(a)
+    return record(RsqrtBackward0, _precise(lambda v: 1 / np.sqrt(v), x), (a,), saved=(OUTPUT,))
+
+
+def square(a):
+    """a²: PyTorch records it as a ** 2 (PowBackward0), and so does autogradviz."""
+    return arithmetic.pow(a, 2)
+
+
+# floor, ceil, round, trunc: steps, flat wherever their derivative exists ---------------------------
+class FloorBackward0(Node):
+    """floor, and (as subclasses) ceil, round and trunc: their gradient is 0."""
+
+    __slots__ = ()
+    elementwise = True
+    op, rules = "floor", ("∂floor(a)/∂a = 0",)
+
+    def vjp(self, xp, g):
+        return (xp.zeros_like(g),)  # zeros, not g·0, which is nan for an inf g
+
+
+class CeilBackward0(FloorBackward0):
+    __slots__ = ()
+    op, rules = "ceil", ("∂ceil(a)/∂a = 0",)
+
+
+class RoundBackward0(FloorBackward0):
+    __slots__ = ()
+    op, rules = "round", ("∂round(a)/∂a = 0",)
+
+
+class RoundBackward1(FloorBackward0):
+    """round(a, decimals=n): PyTorch's name when decimals are given."""
+
+    __slots__ = ()
+    op, rules = "round", ("∂round(a, decimals)/∂a = 0",)
+
+
+class TruncBackward0(FloorBackward0):
+    __slots__ = ()
+    op, rules = "trunc", ("∂trunc(a)/∂a = 0",)
+
+
+def _step(node: type[Node], fn, a):
+    a = operand(a)
+    x = a._data
+    if x.dtype.kind in "iub":  # an integer is already whole: PyTorch returns a copy, same dtype
+        return record(node, x.copy(), (a,))
+    return record(node, fn(x), (a,))
+
+
+def floor(a):
+    return _step(FloorBackward0, np.floor, a)
+
+
+def ceil(a):
+    return _step(CeilBackward0, np.ceil, a)
+
+
+def trunc(a):
+    return _step(TruncBackward0, np.trunc, a)
+
+
+def round(a, *, decimals: int = 0):  # noqa: A001 - PyTorch's name
+    """Halves go to the even neighbour (round(2.5) is 2), in numpy and PyTorch alike."""
+    if decimals == 0:
+        return _step(RoundBackward0, np.round, a)
+    return _step(RoundBackward1, lambda x: np.round(x, decimals), a)
+
+
+# erf(a) = 2/√π·∫₀ᵃ e^(-t²) dt: the Gaussian's integral (exact GELU is a·Φ(a), Φ built on erf) -----
+class ErfBackward0(Node):
+    __slots__ = ()
+    elementwise = True
+    op, rules = "erf", ("∂erf(a)/∂a = 2·exp(-a²)/√π",)
+
+    def vjp(self, xp, g, a):
+        return (g * _TWO_OVER_SQRT_PI * xp.exp(-(a * a)),)
+
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_erf = np.vectorize(math.erf, otypes=[np.float64])  # numpy has no erf; Python's math module does
+
+
+def erf(a):
+    a = operand(a)
+    x = float_data(a)
+    return record(ErfBackward0, _erf(x).astype(x.dtype, copy=False).reshape(x.shape), (a,), saved=(a,))

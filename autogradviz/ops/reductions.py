@@ -2,6 +2,9 @@
 
 A reduction's backward spreads the gradient back over the reduced axes. The
 helper `_unreduce` puts the reduced axes back (size 1) so it can broadcast.
+
+As PyTorch does, every reduction also takes numpy's names for its keywords:
+`x.sum(axis=1, keepdims=True)` is `x.sum(dim=1, keepdim=True)` (`numpy_names`).
 """
 
 from __future__ import annotations
@@ -42,6 +45,26 @@ def _axes(dim, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(out)) if ndim else ()
 
 
+def numpy_names(op: str, dim, axis, keepdim: bool, keepdims: bool | None):
+    """dim and keepdim, from either PyTorch's names or numpy's (axis=, keepdims=),
+    which PyTorch accepts as well. Both names at once is PyTorch's TypeError."""
+    if axis is not None:
+        if dim is not None:
+            raise TypeError(
+                f"{op}() got an unexpected keyword argument 'axis' "
+                "(axis is numpy's name for dim: give one of the two)"
+            )
+        dim = axis
+    if keepdims is not None:
+        if keepdim:
+            raise TypeError(
+                f"{op}() got an unexpected keyword argument 'keepdims' "
+                "(keepdims is numpy's name for keepdim: give one of the two)"
+            )
+        keepdim = keepdims
+    return dim, keepdim
+
+
 def _unreduce(xp, g, shape: tuple, axes: tuple, keepdim: bool):
     """Give `g` back its reduced axes as size 1, so it broadcasts against the input."""
     if not keepdim and axes and len(shape):
@@ -72,7 +95,8 @@ class SumBackward1(SumBackward0):
     __slots__ = ()
 
 
-def sum(a, dim=None, keepdim: bool = False, dtype=None):  # noqa: A001
+def sum(a, dim=None, keepdim: bool = False, dtype=None, *, axis=None, keepdims=None):  # noqa: A001
+    dim, keepdim = numpy_names("sum", dim, axis, keepdim, keepdims)
     a = operand(a)
     axes = _axes(dim, a.ndim)
     out = np.sum(a._data, axis=axes, keepdims=keepdim)
@@ -95,7 +119,8 @@ class MeanBackward0(Node):
         return (xp.expand(_unreduce(xp, g / n, shape, axes, keepdim), shape),)
 
 
-def mean(a, dim=None, keepdim: bool = False):
+def mean(a, dim=None, keepdim: bool = False, *, axis=None, keepdims=None):
+    dim, keepdim = numpy_names("mean", dim, axis, keepdim, keepdims)
     a = operand(a)
     if a._data.dtype.kind != "f":
         raise RuntimeError(
@@ -153,7 +178,8 @@ def _float_only_kernel(a, op: str) -> None:
         )
 
 
-def var(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+def var(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, axis=None, keepdims=None):
+    dim, keepdim = numpy_names("var", dim, axis, keepdim, keepdims)
     a = operand(a)
     _float_only(a, "var")
     axes = _axes(dim, a.ndim)
@@ -177,7 +203,8 @@ class StdBackward0(Node):
         return (_unreduce(xp, per_unit, a.shape, axes, keepdim) * centered,)
 
 
-def std(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+def std(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, axis=None, keepdims=None):
+    dim, keepdim = numpy_names("std", dim, axis, keepdim, keepdims)
     a = operand(a)
     _float_only(a, "std")
     axes = _axes(dim, a.ndim)
@@ -259,13 +286,64 @@ def _extreme(a, dim, keepdim, largest: bool):
     return ValuesIndices(out, _make(index.astype(np.int64)))
 
 
-def max(a, dim=None, keepdim: bool = False):  # noqa: A001
+def max(a, dim=None, keepdim: bool = False, *, axis=None, keepdims=None):  # noqa: A001
     """The largest element, or along `dim` a (values, indices) pair."""
+    dim, keepdim = numpy_names("max", dim, axis, keepdim, keepdims)
     return _extreme(a, dim, keepdim, largest=True)
 
 
-def min(a, dim=None, keepdim: bool = False):  # noqa: A001
+def min(a, dim=None, keepdim: bool = False, *, axis=None, keepdims=None):  # noqa: A001
+    dim, keepdim = numpy_names("min", dim, axis, keepdim, keepdims)
     return _extreme(a, dim, keepdim, largest=False)
+
+
+# amax, amin: the largest (smallest) values over one or more dims, without indices -----------------
+class AmaxBackward0(Node):
+    """Ties share the gradient evenly, as in PyTorch: g · [a = out] / (how many equal out)."""
+
+    __slots__ = ()
+    op, rules = "amax", ("1/k at each of the k largest (equal) elements, 0 elsewhere",)
+
+    def vjp(self, xp, g, a, out):
+        axes, keepdim = self.args
+        winners = a == _unreduce(xp, out, a.shape, axes, keepdim)
+        count = xp.sum(winners, axes, True)  # 0 only where out is NaN: then 0/0 is NaN, as in PyTorch
+        with np.errstate(invalid="ignore"):  # that 0/0 is meant: no warning
+            return (_unreduce(xp, g, a.shape, axes, keepdim) * winners / count,)
+
+
+class AminBackward0(AmaxBackward0):
+    __slots__ = ()
+    op, rules = "amin", ("1/k at each of the k smallest (equal) elements, 0 elsewhere",)
+
+
+def _amax_amin(op: str, a, dim, keepdim: bool, axis, keepdims):
+    dim, keepdim = numpy_names(op, dim, axis, keepdim, keepdims)
+    a = operand(a)
+    x = a._data
+    axes = _axes(dim, a.ndim)
+    if x.size == 0:  # PyTorch's errors, where numpy's would say "zero-size array to reduction operation"
+        if dim is None or dim == [] or dim == ():
+            raise RuntimeError(
+                f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        for d in axes:
+            if x.shape[d] == 0:
+                raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+    out = (np.max if op == "amax" else np.min)(x, axis=axes, keepdims=keepdim)
+    node = AmaxBackward0 if op == "amax" else AminBackward0
+    return record(node, np.asarray(out), (a,), saved=(a, OUTPUT), args=(axes, keepdim))
+
+
+def amax(a, dim=(), keepdim: bool = False, *, axis=None, keepdims=None):
+    """The largest values over `dim` (all dims by default): max's values, without
+    its indices, and over several dims at once."""
+    return _amax_amin("amax", a, None if dim == () else dim, keepdim, axis, keepdims)
+
+
+def amin(a, dim=(), keepdim: bool = False, *, axis=None, keepdims=None):
+    return _amax_amin("amin", a, None if dim == () else dim, keepdim, axis, keepdims)
 
 
 # softmax, log_softmax, logsumexp (numerically stable: subtract the max first) ------------------
@@ -290,7 +368,9 @@ class SoftmaxBackward0(Node):
         return (out * (g - xp.sum(g * out, axis, True)),)
 
 
-def softmax(a, dim: int = -1):
+def softmax(a, dim: int | None = None, *, axis: int | None = None):
+    dim, _ = numpy_names("softmax", dim, axis, False, None)
+    dim = -1 if dim is None else dim
     a = operand(a)
     if _empty_integral(a, dim):
         return _make(a._data.copy())
@@ -312,7 +392,9 @@ class LogSoftmaxBackward0(Node):
         return (g - xp.exp(out) * xp.sum(g, axis, True),)
 
 
-def log_softmax(a, dim: int = -1):
+def log_softmax(a, dim: int | None = None, *, axis: int | None = None):
+    dim, _ = numpy_names("log_softmax", dim, axis, False, None)
+    dim = -1 if dim is None else dim
     a = operand(a)
     if _empty_integral(a, dim):
         return _make(a._data.copy())
@@ -336,7 +418,10 @@ class LogsumexpBackward0(Node):
         return (g * xp.exp(a - out),)
 
 
-def logsumexp(a, dim, keepdim: bool = False):
+def logsumexp(a, dim=None, keepdim: bool = False, *, axis=None, keepdims=None):
+    dim, keepdim = numpy_names("logsumexp", dim, axis, keepdim, keepdims)
+    if dim is None:  # PyTorch has no default: which dims to reduce must be said
+        raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
     a = operand(a)
     axes = _axes(dim, a.ndim)
     x = float_data(a)

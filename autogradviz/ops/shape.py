@@ -3,6 +3,8 @@ each backward moves the gradient back to where the value came from."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..core.graph import Node
@@ -562,3 +564,46 @@ def add_n(inputs):
     if len(inputs) == 1:
         out = out.copy()
     return record(AddNBackward0, out, inputs, args=len(inputs))
+
+
+# meshgrid ---------------------------------------------------------------------------------
+def meshgrid(*tensors, indexing: str | None = None) -> tuple[Tensor, ...]:
+    """Grids of coordinates: for vectors x (n values) and y (m values), two (n, m)
+    tensors X[i, j] = x[i] and Y[i, j] = y[j] (indexing="ij"); "xy" gives (m, n)
+    grids instead, the layout of a plot's x and y axes. Each grid is a view of its
+    vector, reshaped and expanded (a ViewBackward0 under an ExpandBackward0, as in
+    PyTorch), so its gradient sums back into the vector."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn(
+            "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+            UserWarning,
+            stacklevel=2,
+        )
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    tensors = [operand(t) for t in tensors]
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError(
+                f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a tensor of shape {t.shape}"
+            )
+    if len({t._data.dtype for t in tensors}) > 1:
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    sizes = [t._data.size for t in tensors]
+    axes = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) >= 2:  # the first two swap places: x runs along the columns
+        axes[0], axes[1] = 1, 0
+    shape = [0] * len(tensors)
+    for axis, n in zip(axes, sizes):
+        shape[axis] = n
+    grids = []
+    for t, axis in zip(tensors, axes):
+        column = [1] * len(tensors)
+        column[axis] = -1
+        grids.append(expand(reshape(t, tuple(column)), tuple(shape)))
+    return tuple(grids)

@@ -335,7 +335,13 @@ class BackwardStepper(anywidget.AnyWidget):
                 )
             return "".join(parts)
         rules = "".join(f"<li><code>{e(rule)}</code></li>" for rule in step.rules)
-        if rules:
+        if step.code is not None:
+            # a custom Function: its backward is the user's code, not a formula of the library
+            parts.append(
+                f"<p>its backward is your code, <code>{e(step.op)}.backward</code>:</p>"
+                f'<pre class="agv-code"><code>{e(step.code)}</code></pre>'
+            )
+        elif rules:
             parts.append(f"<p>local derivatives:</p><ul>{rules}</ul>")
         for sent in step.sent:
             target = e(sent.target_name)

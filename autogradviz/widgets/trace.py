@@ -63,6 +63,12 @@ class Step:
     def rules(self) -> tuple[str, ...]:
         return self.node.rules
 
+    @property
+    def code(self) -> str | None:
+        """For a custom Function's node, the source of the user's backward (the
+        graph API's optional `backward_code`); None for the library's own nodes."""
+        return getattr(self.node, "backward_code", None)
+
 
 def _copy(x) -> np.ndarray | None:
     return None if x is None else np.array(x, copy=True)
