@@ -141,7 +141,9 @@ def test_batches_in_order_without_shuffle():
     batches = list(loader)
     assert len(loader) == 3 and len(batches) == 3
     assert [b[0].shape for b in batches] == [(4, 2), (4, 2), (2, 2)]
-    assert all(isinstance(b, list) and len(b) == 2 for b in batches)  # a list, as torch's default_collate gives
+    assert all(
+        isinstance(b, list) and len(b) == 2 for b in batches
+    )  # a list, as torch's default_collate gives
     assert np.concatenate([b[1].numpy() for b in batches]).tolist() == list(range(10))
     assert batches[0][0].dtype == agv.float32 and batches[0][1].dtype == agv.int64
 

@@ -96,7 +96,10 @@ CLAIMS = {
     "linear, no bias": ("MmBackward0", lambda L, F: F.linear(rand(L, 2, 3), rand(L, 4, 3))),
     "linear of a vector": ("ViewBackward0", lambda L, F: F.linear(rand(L, 3), rand(L, 4, 3), rand(L, 4))),
     "linear of a vector, no bias": ("SqueezeBackward4", lambda L, F: F.linear(rand(L, 3), rand(L, 4, 3))),
-    "linear, batches, no bias": ("UnsafeViewBackward0", lambda L, F: F.linear(rand(L, 2, 2, 3), rand(L, 4, 3))),
+    "linear, batches, no bias": (
+        "UnsafeViewBackward0",
+        lambda L, F: F.linear(rand(L, 2, 2, 3), rand(L, 4, 3)),
+    ),
     "mse_loss": ("MseLossBackward0", lambda L, F: F.mse_loss(rand(L, 3), rand(L, 3))),
     "embedding": ("EmbeddingBackward0", lambda L, F: F.embedding(L.tensor([0, 2, 0]), rand(L, 3, 2))),
     "nll_loss": ("NllLossBackward0", lambda L, F: F.nll_loss(rand(L, 2, 3), L.tensor([0, 2]))),

@@ -79,6 +79,8 @@ class Tensor:
     def numel(self) -> int:
         return self._data.size
 
+    nelement = numel  # PyTorch's older name, still used by makemore
+
     @property
     def dtype(self) -> dtypes.DType:
         return dtypes.from_numpy_dtype(self._data.dtype)
@@ -119,9 +121,13 @@ class Tensor:
                 "var_no_grad = var.detach()."
             )
         if flag:
-            refuse_integer_grad(self, "only Tensors of floating point and complex dtype can require gradients")
+            refuse_integer_grad(
+                self, "only Tensors of floating point and complex dtype can require gradients"
+            )
         if flag and self._meta is not None and self._meta.get("inference") and not _grad_mode.inference:
-            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+            )
         self._requires_grad = flag
 
     def is_inference(self) -> bool:
@@ -171,7 +177,9 @@ class Tensor:
         if value is not None:
             if not isinstance(value, Tensor):
                 kind = type(value)
-                name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+                name = (
+                    kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+                )
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {name}")
             if value.shape != self.shape:
                 raise RuntimeError(
@@ -335,7 +343,9 @@ class Tensor:
             extras.append(f"grad_fn=<{self._grad_fn.name()}>")
         elif self._requires_grad:
             extras.append("requires_grad=True")
-        if self._meta is not None and self._meta.get("uninitialized"):  # nn.LazyLinear's, before its first call
+        if self._meta is not None and self._meta.get(
+            "uninitialized"
+        ):  # nn.LazyLinear's, before its first call
             return "<UninitializedParameter>"
         if self._meta is not None and self._meta.get("parameter"):  # an nn.Parameter
             return "Parameter containing:\n" + format_tensor(self._data, extras)
@@ -504,7 +514,9 @@ def refuse_integer_grad(t: Tensor, sentence: str) -> None:
     """Only floats can have gradients (a small change of an integer is not an integer).
     `sentence` is PyTorch's wording, which differs between the places that check."""
     if t._data.dtype.kind != "f":
-        raise RuntimeError(f"{sentence}; this tensor is {t.dtype!r}. Make it float first, for example x.float()")
+        raise RuntimeError(
+            f"{sentence}; this tensor is {t.dtype!r}. Make it float first, for example x.float()"
+        )
 
 
 def legacy_array(args: tuple, dtype: dtypes.DType) -> np.ndarray:

@@ -23,18 +23,3 @@ def sum_to(xp, grad, shape: tuple):
     if axes:
         grad = xp.sum(grad, axes, True)
     return xp.reshape(grad, shape) if grad.shape != shape else grad
-
-
-def broadcast_error(op: str, a_shape: tuple, b_shape: tuple) -> RuntimeError:
-    """PyTorch's wording, plus the op and both shapes."""
-    for i in range(1, max(len(a_shape), len(b_shape)) + 1):
-        x = a_shape[-i] if i <= len(a_shape) else 1
-        y = b_shape[-i] if i <= len(b_shape) else 1
-        if x != y and x != 1 and y != 1:
-            dim = max(len(a_shape), len(b_shape)) - i
-            return RuntimeError(
-                f"{op}: shapes {tuple(a_shape)} and {tuple(b_shape)} cannot be broadcast together: "
-                f"the size of tensor a ({x}) must match the size of tensor b ({y}) "
-                f"at non-singleton dimension {dim}"
-            )
-    return RuntimeError(f"{op}: shapes {tuple(a_shape)} and {tuple(b_shape)} cannot be broadcast together")

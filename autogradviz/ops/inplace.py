@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import random, views
+from ..core import dtypes, random, views
 from ..core.grad_mode import _state as _grad_state
 from ..core.grad_mode import check_inplace_allowed, no_grad
 from ..core.graph import Node
@@ -71,10 +71,9 @@ def _write(t: Tensor, name: str, result: Tensor) -> None:
     try:
         np.copyto(t._data, result._data, casting="same_kind")
     except TypeError:
-        names = _TORCH_DTYPE_NAMES  # PyTorch's sentence first, then which op
-        raise RuntimeError(
-            f"result type {names.get(result._data.dtype.name, result._data.dtype.name)} can't be cast to "
-            f"the desired output type {names.get(t._data.dtype.name, t._data.dtype.name)} ({name}: the "
+        raise RuntimeError(  # PyTorch's sentence first, then which op
+            f"result type {_torch_dtype_name(result._data)} can't be cast to "
+            f"the desired output type {_torch_dtype_name(t._data)} ({name}: the "
             f"result is {result.dtype!r}, the tensor {t.dtype!r}; convert the tensor first, e.g. x.float())"
         ) from None
     except ValueError:
@@ -322,7 +321,9 @@ def _fitted(value, target_shape: tuple):
     return np.broadcast_to(value, target_shape)  # a ValueError when it does not fit
 
 
-_TORCH_DTYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+def _torch_dtype_name(array: np.ndarray) -> str:
+    """PyTorch's name for an array's dtype in its messages: Float, Double, Long, ..."""
+    return dtypes.scalar_type_name(dtypes.from_numpy_dtype(array.dtype))
 
 
 def _check_index_put_dtypes(t: Tensor, index, value: Tensor) -> None:
@@ -337,8 +338,8 @@ def _check_index_put_dtypes(t: Tensor, index, value: Tensor) -> None:
         return
     raise RuntimeError(
         "x[index] = value: Index put requires the source and destination dtypes match, got "
-        f"{_TORCH_DTYPE_NAMES[t._data.dtype.name]} for the destination and "
-        f"{_TORCH_DTYPE_NAMES[value._data.dtype.name]} for the source. (x is {t.dtype!r} and the value "
+        f"{_torch_dtype_name(t._data)} for the destination and "
+        f"{_torch_dtype_name(value._data)} for the source. (x is {t.dtype!r} and the value "
         f"{value.dtype!r}: convert the value first, for example value.to(x.dtype).)"
     )
 

@@ -1,6 +1,6 @@
 """Lesson 01: the computation graph (issue 6).
 
-    cd notebooks/src && ../../.venv/bin/python 01_computation_graph.py
+cd notebooks/src && ../../.venv/bin/python 01_computation_graph.py
 """
 
 from lesson import build, code, md

@@ -1,6 +1,6 @@
 """Lesson 02: backward and gradients (issue 6).
 
-    cd notebooks/src && ../../.venv/bin/python 02_backward_and_gradients.py
+cd notebooks/src && ../../.venv/bin/python 02_backward_and_gradients.py
 """
 
 from lesson import build, code, md

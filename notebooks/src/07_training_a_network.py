@@ -133,7 +133,7 @@ each one is a leaf with `requires_grad=True`, like the `w` and `b` you made by h
 net = agv.models.mlp([2, 16, 16, 2])
 print(net)
 for name, p in net.named_parameters():
-    print(f"{name:9s} shape {str(p.shape):9s} is_leaf={p.is_leaf} requires_grad={p.requires_grad}")
+    print(f"{name:9s} shape {str(p.shape):20s} is_leaf={p.is_leaf} requires_grad={p.requires_grad}")
 print("numbers to learn:", sum(p.numel() for p in net.parameters()))
 """
     ),

@@ -61,6 +61,27 @@ def build(number: int, slug: str, cells: list[tuple], timeout: int = 120) -> lis
             record_timing=False,  # timestamps would change every notebook on every rebuild
             resources={"metadata": {"path": str(folder)}},
         ).execute()
+        _join_streams(nb)
         nbformat.write(nb, path)
         paths.append(path)
     return paths
+
+
+def _join_streams(nb) -> None:
+    """One output per stream of printed text: how a cell's prints are split into
+    chunks depends on how fast the machine ran it, and a stored notebook must not."""
+    for cell in nb.cells:
+        joined = []
+        for out in cell.get("outputs", []):
+            last = joined[-1] if joined else None
+            if (
+                out.output_type == "stream"
+                and last is not None
+                and last.output_type == "stream"
+                and last.name == out.name
+            ):
+                last.text += out.text
+            else:
+                joined.append(out)
+        if "outputs" in cell:
+            cell.outputs = joined
