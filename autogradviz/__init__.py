@@ -89,6 +89,7 @@ from .ops.arithmetic import addmm
 from .ops.reductions import ValuesIndices, amax, amin
 from .ops.sampling import bernoulli, multinomial, normal
 from .serialization import load, save
+from .ui_text import get_language, set_language
 
 float = float32  # noqa: A001
 double = float64
