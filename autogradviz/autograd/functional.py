@@ -205,6 +205,16 @@ def _no_v_error(fn_name: str, about_output: bool) -> RuntimeError:
 # -- the public functions ---------------------------------------------------------------------
 
 
+def _outputs_and_product(outputs, outputs_tuple, roots, inputs, inputs_tuple, v, create_graph, strict, stage):
+    """(outputs, vᵀ·∂roots/∂inputs), each unpacked as the user passed them: the last
+    backward pass that vjp (roots = the outputs) and vhp (roots = the gradient) share."""
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        result = _zeros_for_none(_grad(roots, inputs, v, create_graph), inputs, strict, create_graph, stage)
+    return _unpack(_detached(outputs, create_graph), outputs_tuple), _unpack(
+        _detached(result, create_graph), inputs_tuple
+    )
+
+
 def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """(func(inputs), vᵀ·J): the vector-Jacobian product, one backward pass seeded
     with v. v has the output's shape; it may be omitted for a one-element output."""
@@ -219,12 +229,8 @@ def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
             _check_v(v, outputs, outputs_tuple)
         elif len(outputs) != 1 or outputs[0].numel() != 1:
             raise _no_v_error("vjp", about_output=True)
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        result = _zeros_for_none(
-            _grad(outputs, inputs, v, create_graph), inputs, strict, create_graph, "back"
-        )
-    return _unpack(_detached(outputs, create_graph), outputs_tuple), _unpack(
-        _detached(result, create_graph), inputs_tuple
+    return _outputs_and_product(
+        outputs, outputs_tuple, outputs, inputs, inputs_tuple, v, create_graph, strict, "back"
     )
 
 
@@ -398,12 +404,8 @@ def vhp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
         inputs_tuple, inputs, v, outputs, outputs_tuple, jac = _scalar_function_and_gradient(
             func, inputs, v, create_graph, strict, "vhp"
         )
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        result = _zeros_for_none(
-            _grad(jac, inputs, v, create_graph), inputs, strict, create_graph, "double_back"
-        )
-    return _unpack(_detached(outputs, create_graph), outputs_tuple), _unpack(
-        _detached(result, create_graph), inputs_tuple
+    return _outputs_and_product(
+        outputs, outputs_tuple, jac, inputs, inputs_tuple, v, create_graph, strict, "double_back"
     )
 
 
