@@ -15,6 +15,7 @@ stepper. See the README's "Reading the source".
 """
 
 import importlib as _importlib
+import sys as _sys
 import warnings as _warnings
 
 from . import (  # numpy only: layers, models, optimizers, datasets and a DataLoader
@@ -105,6 +106,12 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"autogradviz
 __version__ = "0.1.0"
 
 
+if _sys.platform == "emscripten":
+    # in the browser (JupyterLite), start loading the wasm Graphviz now, so it is ready
+    # by the time a later cell draws (see viz/render_browser.py)
+    _importlib.import_module(".viz.render_browser", __name__).start_loading()
+
+
 def __getattr__(name: str):
     # drawing, widgets and plotting load on first use (PEP 562), so that
     # `import autogradviz` stays numpy-only: graphviz, anywidget, ipywidgets and
@@ -117,6 +124,8 @@ def __getattr__(name: str):
         return _importlib.import_module("." + name, __name__)
     if name == "plot":
         return _importlib.import_module(".viz.plot", __name__)
+    if name == "torch":  # the PyTorch bridge: needs PyTorch, so only on use (`agv.torch.trace(model)`)
+        return _importlib.import_module(".torch", __name__)
     if name == "paddle":  # Paddle 2.0's dynamic graph: `import autogradviz.paddle as paddle`
         return _importlib.import_module(".paddle", __name__)
     raise AttributeError(f"module 'autogradviz' has no attribute {name!r}")

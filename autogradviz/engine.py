@@ -20,6 +20,7 @@ from .core.grad_mode import _state as _grad_mode
 from .core.graph import AccumulateGrad, Node, grad_node
 from .core.tensor import Tensor, _make, as_array
 from .ops import numpy_math, tensor_math
+from .ops._operands import QUIET_NUMPY
 from .ops.broadcast import reduced_axes, sum_to
 from .ops.pointwise import clone
 
@@ -116,6 +117,7 @@ def backward_steps(
     needs the walk to happen, and making a BackwardStep per node, to be thrown
     away at once, would cost it about a fifth of its time on a long chain.
     """
+    __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     xp = tensor_math if create_graph else numpy_math
     waiting: dict[Node, object] = {}  # gradient waiting at each node, paths summed
     roots = []
@@ -177,11 +179,14 @@ def backward_steps(
             _release(node, dependencies, ready)
             continue  # agv.grad: nothing below this node was asked for
 
-        if create_graph:
-            grads = _call_vjp_recording(node, xp, g)
-        else:  # the saved values are checked: not freed, not changed in place since
-            grads = node.vjp(xp, g, *node.unpack_saved())
-        reductions, merges = _send(node, g, grads, xp, waiting, dependencies, ready, borrowed)
+        # numpy warns where a formula overflows or meets 0/0; PyTorch gives inf or nan
+        # silently (see QUIET_NUMPY in ops/_operands.py for why a warnings filter is not enough)
+        with np.errstate(**QUIET_NUMPY):
+            if create_graph:
+                grads = _call_vjp_recording(node, xp, g)
+            else:  # the saved values are checked: not freed, not changed in place since
+                grads = node.vjp(xp, g, *node.unpack_saved())
+            reductions, merges = _send(node, g, grads, xp, waiting, dependencies, ready, borrowed)
         executed.append(node)
         yield BackwardStep(index, node, g, grads, reductions, merges) if details else node
 
@@ -406,6 +411,7 @@ def backward(
     create_graph: bool = False,
 ) -> None:
     """Compute gradients of `tensors` and add them into the leaves' `.grad`."""
+    __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     outputs = _as_list(tensors)
     grads = root_gradients(outputs, _as_list(grad_tensors), create_graph, "backward")
     if retain_graph is None:
@@ -424,6 +430,7 @@ def grad(
 ) -> tuple:
     """The gradients of `outputs` with respect to `inputs`, returned as a tuple;
     `.grad` is left untouched."""
+    __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     outs = _as_list(outputs)
     ins = _as_list(inputs)
     for t in ins:

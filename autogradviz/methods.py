@@ -92,12 +92,14 @@ def _rdiv(self, other):
 
 
 def _setitem(self, index, value):
+    __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     ops.setitem(self, index, value)
 
 
 def _backward(self, gradient=None, retain_graph=None, create_graph: bool = False) -> None:
     """Compute the gradient of this tensor with respect to every leaf that
     requires grad, and add it into their `.grad`."""
+    __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     engine.backward([self], None if gradient is None else [gradient], retain_graph, create_graph)
 
 

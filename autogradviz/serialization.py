@@ -24,6 +24,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from .core import device as _device
 from .core import dtypes as _dtypes
 from .core import tensor as _tensor
 
@@ -151,6 +152,8 @@ class _WeightsUnpickler(pickle.Unpickler):
     pickle docs): every global the file names, under any opcode, goes through
     find_class, so refusing there means a refused function is never called."""
 
+    _mapper = None  # map_location's function of each tensor, if there is one
+
     def find_class(self, module: str, name: str) -> Any:
         # files written with protocol 0-2 use Python 2's names (__builtin__.set, __builtin__.xrange);
         # pickle's find_class renames them the same way. The result must still be on the list.
@@ -162,6 +165,8 @@ class _WeightsUnpickler(pickle.Unpickler):
         found = _ALLOWED.get(f"{key[0]}.{key[1]}")
         if found is None:
             raise pickle.UnpicklingError(_REFUSED.format(name=f"{module}.{name}"))
+        if found is _rebuild_tensor and self._mapper is not None:
+            return _mapped_rebuild(found, self._mapper)  # agv.load's map_location function
         return found
 
     def persistent_load(self, pid: Any) -> Any:
@@ -193,7 +198,14 @@ def save(obj: object, f: FileLike) -> None:
         pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def load(f: FileLike, weights_only: bool | None = True) -> Any:
+def load(
+    f: FileLike,
+    map_location=None,
+    pickle_module=None,
+    *,
+    weights_only: bool | None = True,
+    mmap: bool | None = None,
+) -> Any:
     """Read back what `save` wrote, from a path (str or os.PathLike) or a file
     opened for reading in binary ("rb").
 
@@ -209,18 +221,105 @@ def load(f: FileLike, weights_only: bool | None = True) -> Any:
     code the file contains, with your permissions; use it only for files you
     made yourself or otherwise trust. A whole model saved with `agv.save(model,
     f)` needs it (its classes are globals); saving `model.state_dict()` does not.
+
+    `map_location` is torch.load's, for code written to move a checkpoint
+    between devices. Every tensor here was saved on the CPU and is loaded there,
+    so it may say "cpu" in any of torch's forms: "cpu", `agv.device("cpu")`,
+    a dict of saved location -> new location (`{"cuda:0": "cpu"}`; only the
+    entry for "cpu" applies), or a function `f(tensor, "cpu")` called for each
+    tensor (torch passes a storage; here it gets the tensor), which returns the
+    tensor to use, or None to keep it. Asking for another device ("cuda")
+    raises the CPU-only error of `agv.device`, before the file is read.
+    `pickle_module` (only `pickle`) and `mmap` (only None or False) are accepted
+    for the same reason.
     """
     if weights_only not in (True, False, None):
         raise TypeError(f"agv.load: weights_only must be True or False, not {weights_only!r}")
+    if pickle_module not in (None, pickle):
+        raise TypeError(f"agv.load: pickle_module must be the pickle module (or None), not {pickle_module!r}")
+    if mmap:
+        raise RuntimeError("agv.load: mmap=True is not supported; the file is read into memory")
+    mapper = _tensor_mapper(map_location)  # checked first: a refused device costs no reading
     restricted = weights_only is None or bool(weights_only)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as file:
-            return _load(file, restricted)
+            return _load(file, restricted, mapper)
     _check_binary(f, "load", "rb")
-    return _load(f, restricted)
+    return _load(f, restricted, mapper)
 
 
-def _load(file: IO[bytes], restricted: bool) -> Any:
+def _tensor_mapper(map_location):
+    """What `map_location` asks to do with each loaded tensor: None (nothing),
+    or a function of the tensor. Devices other than the CPU raise here."""
+    if map_location is None:
+        return None
+    if callable(map_location) and not isinstance(map_location, _device.device):
+        return _call_for_each_tensor(map_location)
+    if isinstance(map_location, dict):
+        for saved, target in map_location.items():
+            if not isinstance(saved, (str, _device.device)) or not isinstance(target, (str, _device.device)):
+                raise TypeError(
+                    "agv.load: a map_location dict maps location strings to location strings, "
+                    f"as {{'cuda:0': 'cpu'}}; got {saved!r}: {target!r}"
+                )
+        # every tensor in the file was saved from the CPU: only the "cpu" entry moves anything
+        target = map_location.get("cpu")
+        if target is not None:
+            _device.check(target, "the loaded tensors")
+        return None
+    if isinstance(map_location, (str, _device.device, int)) and not isinstance(map_location, bool):
+        _device.check(map_location, "the loaded tensors")
+        return None
+    raise TypeError(
+        "agv.load: map_location should be a string, a device, a dict or a function, "
+        f"not {type(map_location).__name__}"
+    )
+
+
+def _call_for_each_tensor(function):
+    """torch.load's map_location function, called as `function(tensor, "cpu")`."""
+
+    def mapped(t: _tensor.Tensor) -> _tensor.Tensor:
+        result = function(t, "cpu")
+        if result is None:
+            return t
+        if not isinstance(result, _tensor.Tensor):
+            raise TypeError(
+                "agv.load: the map_location function must return a tensor (or None), not "
+                f"{type(result).__name__}"
+            )
+        return result
+
+    return mapped
+
+
+class _MappingUnpickler(pickle.Unpickler):
+    """The full pickle (weights_only=False), with map_location's function applied
+    to each tensor as it is built."""
+
+    def __init__(self, file, mapper):
+        super().__init__(file)
+        self._mapper = mapper
+
+    def find_class(self, module: str, name: str) -> Any:
+        found = super().find_class(module, name)
+        if found is _tensor._rebuild:
+            return _mapped_rebuild(found, self._mapper)
+        return found
+
+
+def _mapped_rebuild(rebuild, mapper):
+    def rebuild_and_map(*args):
+        return mapper(rebuild(*args))
+
+    return rebuild_and_map
+
+
+def _load(file: IO[bytes], restricted: bool, mapper=None) -> Any:
     if restricted:
-        return _WeightsUnpickler(file).load()
-    return pickle.load(file)
+        unpickler = _WeightsUnpickler(file)
+        unpickler._mapper = mapper
+        return unpickler.load()
+    if mapper is None:
+        return pickle.load(file)
+    return _MappingUnpickler(file, mapper).load()

@@ -60,7 +60,304 @@ def fields_of(template: str) -> set[str]:
 # key: {"en": ..., "zh": ...}. Keep the sections; each belongs to one part of the UI.
 TABLE: dict[str, dict[str, str]] = {
     # --- drawings (viz/) ---
+    "draw.summary": {
+        "en": "<autogradviz graph: {nodes} nodes, {edges} edges ({kind}){hidden}>",
+        "zh": "<autogradviz 计算图：{nodes} 个节点，{edges} 条边（{kind}）{hidden}>",
+    },
+    "draw.summary_hidden": {"en": ", {count} hidden", "zh": "，隐藏了 {count} 个"},
+    "draw.kind.forward": {"en": "forward", "zh": "前向"},
+    "draw.kind.backward": {"en": "backward", "zh": "反向"},
+    "draw.kind.both": {"en": "both", "zh": "前向和反向"},
+    "draw.forward_title": {"en": "forward: values flow {arrow}", "zh": "前向：数值沿箭头流动 {arrow}"},
+    "draw.backward_title": {"en": "backward: gradients flow {arrow}", "zh": "反向：梯度沿箭头流动 {arrow}"},
+    "draw.hidden_nodes": {"en": "… {count} nodes hidden …", "zh": "…… 隐藏了 {count} 个节点 ……"},
+    "draw.freed_value": {"en": "(freed by backward)", "zh": "（已被 backward 释放）"},
+    "draw.freed_shape": {"en": "(freed)", "zh": "（已释放）"},
+    "draw.same_tensor": {"en": "(the same tensor)", "zh": "（同一个张量）"},
+    "draw.used_times": {"en": "{shape}, used {count} times", "zh": "{shape}，用了 {count} 次"},
+    "draw.scalar": {"en": "scalar", "zh": "标量"},
+    "draw.saved": {"en": "saved {name}", "zh": "保存的 {name}"},
+    "draw.saved_result": {"en": "result", "zh": "结果"},
+    "draw.saved_value": {"en": "value", "zh": "值"},
+    "draw.saved_input": {"en": "input {index}", "zh": "输入 {index}"},
+    "draw.legend.param": {"en": "parameter (leaf, requires grad)", "zh": "参数（叶子张量，需要梯度）"},
+    "draw.legend.input": {"en": "input or constant (leaf)", "zh": "输入或常量（叶子张量）"},
+    "draw.legend.tensor": {"en": "intermediate tensor", "zh": "中间张量"},
+    "draw.legend.root": {"en": "output (root)", "zh": "输出（根节点）"},
+    "draw.legend.op": {"en": "operation", "zh": "运算"},
+    "draw.legend.backward_root": {"en": "output: backward starts here", "zh": "输出：反向传播从这里开始"},
+    "draw.legend.grad_fn": {"en": "backward node (grad_fn)", "zh": "反向节点（grad_fn）"},
+    "draw.legend.accumulate": {"en": "AccumulateGrad: writes .grad", "zh": "AccumulateGrad：写入 .grad"},
+    "draw.legend.leaf": {"en": "leaf tensor", "zh": "叶子张量"},
+    "draw.legend.saved": {"en": "saved for backward", "zh": "为反向传播保存的值"},
+    "draw.zoom_actual": {"en": "Actual size", "zh": "原始大小"},
+    "draw.zoom_fit": {"en": "Fit to width", "zh": "适应宽度"},
+    "draw.zoom_whole": {"en": "Show the whole drawing", "zh": "显示整张图"},
+    "draw.zoom_readable": {"en": "Readable size", "zh": "可读大小"},
+    "draw.png_missing_glyphs": {
+        "en": "PNG export: no font {renderer} can use has the characters {characters}; "
+        "they will come out as empty boxes. The SVG (.svg, or the notebook's drawing) shows them "
+        "if the viewer has a CJK font. For the PNG, install one and render with the system Graphviz: "
+        "on Debian/Ubuntu `apt-get install fonts-noto-cjk graphviz`.",
+        "zh": "PNG 导出：{renderer} 能用的字体里没有这些字符：{characters}；它们会显示成空方框。"
+        "SVG（.svg 文件或笔记本中的图）在装有中文字体的浏览器里可以正常显示。要导出 PNG，"
+        "请安装中文字体并使用系统的 Graphviz：在 Debian/Ubuntu 上运行 `apt-get install fonts-noto-cjk graphviz`。",
+    },
     # --- the BackwardStepper (widgets/stepper.*) ---
+    "torch.no_formula": {
+        "en": "no formula for {name}: PyTorch does not expose its local derivative, "
+        "and autogradviz has no node of that name",
+        "zh": "没有 {name} 的公式：PyTorch 不公开它的局部导数，autogradviz 也没有同名的节点。",
+    },
+    "stepper.reset": {"en": "⇤ Reset", "zh": "⇤ 重置"},
+    "stepper.reset_tip": {"en": "back to the start", "zh": "回到开头"},
+    "stepper.back": {"en": "◀ Back", "zh": "◀ 后退"},
+    "stepper.back_tip": {"en": "one step back", "zh": "后退一步"},
+    "stepper.next": {"en": "Next ▶", "zh": "前进 ▶"},
+    "stepper.next_tip": {"en": "run the next node", "zh": "运行下一个节点"},
+    "stepper.play": {"en": "▶ Play", "zh": "▶ 播放"},
+    "stepper.pause": {"en": "❚❚ Pause", "zh": "❚❚ 暂停"},
+    "stepper.play_tip": {"en": "play / pause", "zh": "播放 / 暂停"},
+    "stepper.end": {"en": "Run to end ⇥", "zh": "运行到底 ⇥"},
+    "stepper.end_tip": {"en": "run every remaining node", "zh": "运行剩下的所有节点"},
+    "stepper.slider_tip": {"en": "position", "zh": "位置"},
+    "stepper.speed_tip": {"en": "steps per second", "zh": "每秒步数"},
+    "stepper.speed": {"en": "{rate} step/s", "zh": "{rate} 步/秒"},
+    "stepper.keys_tip": {
+        "en": "keys: ← → step, Space plays and pauses, Home and End",
+        "zh": "按键：← → 逐步，空格键播放或暂停，Home 和 End 跳到开头和结尾",
+    },
+    "stepper.legend.done": {"en": "done", "zh": "已完成"},
+    "stepper.legend.current": {"en": "current", "zh": "当前"},
+    "stepper.legend.waiting": {"en": "waiting", "zh": "等待中"},
+    "stepper.legend.untouched": {"en": "untouched", "zh": "未触及"},
+    "stepper.title.start": {"en": "Start: {steps} steps to go", "zh": "开始：共 {steps} 步"},
+    "stepper.title.step": {
+        "en": "Step {position} of {last}: {name}",
+        "zh": "第 {position} 步（共 {last} 步）：{name}",
+    },
+    "stepper.panel.start": {
+        "en": "Backward starts at <b>{root}</b> with the gradient <code>{seed}</code> (d output / d output).",
+        "zh": "反向传播从 <b>{root}</b> 开始，初始梯度为 <code>{seed}</code>（d output / d output）。",
+    },
+    "stepper.panel.order": {
+        "en": "The engine will run the nodes in this (topological) order, "
+        "each only after every node that sends it gradient: {order}.",
+        "zh": "引擎将按以下（拓扑）顺序运行各节点，每个节点都在所有向它传梯度的节点之后运行：{order}。",
+    },
+    "stepper.panel.more": {"en": "… {count} more …", "zh": "……另外 {count} 个……"},
+    "stepper.panel.reverses": {
+        "en": "<b>{name}</b> reverses <code>{op}</code>",
+        "zh": "<b>{name}</b> 是 <code>{op}</code> 的反向",
+    },
+    "stepper.panel.upstream": {
+        "en": "gradient arriving (upstream): <code>{upstream}</code>",
+        "zh": "到达的梯度（上游）：<code>{upstream}</code>",
+    },
+    "stepper.panel.leaf_new": {
+        "en": "<b>{name}.grad</b> was None, and becomes <code>{value}</code>",
+        "zh": "<b>{name}.grad</b> 原为 None，现在变为 <code>{value}</code>",
+    },
+    "stepper.panel.leaf_add": {
+        "en": "<b>{name}.grad</b> accumulates: <code>{before}</code> + <code>{upstream}</code> = <code>{after}</code>",
+        "zh": "<b>{name}.grad</b> 累加：<code>{before}</code> + <code>{upstream}</code> = <code>{after}</code>",
+    },
+    "stepper.panel.code": {
+        "en": "its backward is your code, <code>{op}.backward</code>:",
+        "zh": "它的反向传播是你写的代码 <code>{op}.backward</code>：",
+    },
+    "stepper.panel.rules": {"en": "local derivatives:", "zh": "局部导数："},
+    "stepper.panel.sent": {
+        "en": "to <b>{target}</b> (input {number}): upstream × local = {line}",
+        "zh": "传给 <b>{target}</b>（第 {number} 个输入）：上游 × 局部 = {line}",
+    },
+    "stepper.panel.reduce": {
+        "en": "broadcasting undone: summed over axes {axes}, shape {before} → {after}: <code>{value}</code>",
+        "zh": "撤销广播：沿轴 {axes} 求和，形状 {before} → {after}：<code>{value}</code>",
+    },
+    "stepper.panel.merge": {
+        "en": "paths meet at <b>{target}</b>: <code>{before}</code> + <code>{value}</code> = <code>{after}</code>",
+        "zh": "多条路径在 <b>{target}</b> 汇合：<code>{before}</code> + <code>{value}</code> = <code>{after}</code>",
+    },
+    "stepper.table.tensor": {"en": "tensor", "zh": "张量"},
+    "stepper.table.gradient": {"en": "gradient", "zh": "梯度"},
+    "stepper.table.written": {"en": "written", "zh": "已写入"},
+    "stepper.table.arriving": {"en": "arriving", "zh": "已到达"},
+    "stepper.table.complete": {"en": "complete", "zh": "已完整"},
+    "stepper.table.so_far": {"en": "so far", "zh": "目前累计"},
+    "stepper.unnamed": {"en": "(unnamed)", "zh": "（未命名）"},
+    "stepper.leaf": {"en": "leaf", "zh": "叶子张量"},
+    "stepper.output_of": {"en": "output of {op}", "zh": "{op} 的输出"},
+    "stepper.target": {"en": "{target} (input {number})", "zh": "{target}（第 {number} 个输入）"},
+    "stepper.quiz.head": {
+        "en": "Your turn: what will the next node send?",
+        "zh": "轮到你了：下一个节点会传出什么？",
+    },
+    "stepper.quiz.to": {"en": "to {target}: ", "zh": "传给 {target}："},
+    "stepper.quiz.check": {"en": "Check", "zh": "检查"},
+    "stepper.quiz.check_tip": {
+        "en": "compare with what backward computes",
+        "zh": "与 backward 的计算结果比较",
+    },
+    "stepper.quiz.right": {"en": "Right! Press Next to see it.", "zh": "答对了！按“前进 ▶”看看。"},
+    "stepper.quiz.wrong": {"en": "Not quite. Hint: {hint}", "zh": "不太对。提示：{hint}"},
+    "stepper.quiz.hint": {
+        "en": "{name}: {rules}. The upstream gradient is {upstream}.",
+        "zh": "{name}：{rules}。上游梯度是 {upstream}。",
+    },
+    "stepper.quiz.hint_leaf": {"en": " This step only writes .grad.", "zh": "这一步只写入 .grad。"},
+    "stepper.quiz.rule_separator": {"en": "; ", "zh": "；"},
+    "stepper.page_title": {
+        "en": "autogradviz: backward, step by step",
+        "zh": "autogradviz：逐步演示反向传播",
+    },
+    "stepper.static_note": {
+        "en": "A still picture of the first frame: run the cell to step through backward.",
+        "zh": "这是第一帧的静态图：运行该单元格，即可用逐步演示器逐步查看反向传播。",
+    },
+    "stepper.summary": {
+        "en": "<autogradviz BackwardStepper: {steps} steps, at position {position}>",
+        "zh": "<autogradviz 逐步演示器：共 {steps} 步，当前位置 {position}>",
+    },
     # --- the TrainingMonitor (widgets/monitor.py) ---
+    "monitor.repr": {
+        "en": "<autogradviz TrainingMonitor: step {step}>",
+        "zh": "<autogradviz 训练监视器：第 {step} 步>",
+    },
+    "monitor.default_title": {"en": "Training", "zh": "训练"},
+    "monitor.step": {"en": "step {step}", "zh": "步数 {step}"},
+    "monitor.step_of": {"en": "step {step}/{total}", "zh": "步数 {step}/{total}"},
+    "monitor.loss_value": {"en": "loss {value}", "zh": "损失 {value}"},
+    "monitor.steps_per_second": {"en": "{rate} it/s", "zh": "{rate} 步/秒"},
+    "monitor.seconds_per_step": {"en": "{seconds} s/it", "zh": "{seconds} 秒/步"},
+    "monitor.rate_unknown": {"en": "? it/s", "zh": "? 步/秒"},
+    "monitor.done_in": {"en": "done in {duration}", "zh": "已完成，用时 {duration}"},
+    "monitor.eta": {"en": "ETA {duration}", "zh": "预计剩余 {duration}"},
+    "monitor.elapsed": {"en": "elapsed {duration}", "zh": "已用 {duration}"},
+    "monitor.loss_title": {"en": "loss", "zh": "损失"},
+    "monitor.step_axis": {"en": "step", "zh": "步数"},
+    "monitor.metrics_title": {"en": "metrics", "zh": "指标"},
+    "monitor.grad_title": {"en": "gradient norm per layer", "zh": "每层的梯度范数"},
+    "monitor.grad_axis": {"en": "L2 norm of the gradient (log scale)", "zh": "梯度的 L2 范数（对数刻度）"},
+    "monitor.vanishing": {"en": "vanishing", "zh": "梯度消失"},
+    "monitor.exploding": {"en": "exploding", "zh": "梯度爆炸"},
+    "monitor.no_grad": {"en": "no .grad", "zh": "没有 .grad"},
+    "monitor.no_cjk_font": {
+        "en": "The TrainingMonitor's picture has Chinese text, but matplotlib finds no CJK font "
+        "(Noto Sans CJK SC, Source Han Sans SC, WenQuanYi Micro Hei, PingFang SC or Microsoft YaHei): "
+        "the Chinese will show as empty boxes. On Debian or Ubuntu: `sudo apt-get install fonts-noto-cjk`, "
+        "then restart the kernel.",
+        "zh": "训练监视器的图里有中文，但 matplotlib 找不到中文字体"
+        "（Noto Sans CJK SC、Source Han Sans SC、WenQuanYi Micro Hei、PingFang SC 或 Microsoft YaHei）："
+        "中文会显示成空方框。Debian 或 Ubuntu 上请运行 `sudo apt-get install fonts-noto-cjk`，"
+        "然后重启内核。",
+    },
     # --- lessons and exercises (checks, hints) ---
+    "exercises.not_answered": {
+        "en": "Exercise {number} is not answered yet: write {names} in the cell above (in place of `...`), run it, then run this check again.",
+        "zh": "练习 {number} 还没有作答：请在上面的单元格里写出 {names}（替换 `...`），运行它，再运行这个检查。",
+    },
+    "exercises.hint": {"en": "Hint: {task}", "zh": "提示：{task}"},
+    "exercises.name_separator": {"en": ", ", "zh": "、"},
+    "exercises.stub_heading": {"en": "Exercise {number}: {task}", "zh": "练习 {number}：{task}"},
+    "exercises.stub_replace": {
+        "en": "Replace each ... with your code, run this cell, then run the check below.",
+        "zh": "把每个 ... 换成你的代码，运行这个单元格，再运行下面的检查。",
+    },
+    "exercises.01.1": {
+        "en": "create p, q, r and s as shown, then a dict `answers` mapping each name to the pair (is_leaf, requires_grad) you expect.",
+        "zh": "按题目创建 p、q、r、s，再写一个字典 `answers`，把每个名字映射到你预期的 (is_leaf, requires_grad)。",
+    },
+    "exercises.01.2": {
+        "en": "make scalar leaves u and v that require grad, and z = a formula whose grad_fn is MulBackward0, fed by (u + v) and by v.",
+        "zh": "创建需要梯度的标量叶子 u 和 v，再写出 z：它的 grad_fn 是 MulBackward0，两个输入分别来自 (u + v) 和 v。",
+    },
+    "exercises.01.3": {
+        "en": "define backward_nodes(t): walk next_functions from t.grad_fn and return each node once (remember the ones you have seen).",
+        "zh": "定义 backward_nodes(t)：从 t.grad_fn 出发沿 next_functions 遍历，每个节点只返回一次（记下已经见过的节点）。",
+    },
+    "exercises.02.1": {
+        "en": "set w_grad_by_hand and b_grad_by_hand to nested lists: the gradients of (v * y).sum() with respect to w and b.",
+        "zh": "把 w_grad_by_hand 和 b_grad_by_hand 设为嵌套列表：(v * y).sum() 对 w 和对 b 的梯度。",
+    },
+    "exercises.02.2": {
+        "en": "set at_a and at_b to lists: c.grad at (A) and at (B). Each backward adds 2c; zero_() clears.",
+        "zh": "把 at_a 和 at_b 设为列表：(A) 处和 (B) 处的 c.grad。每次 backward 都加上 2c，zero_() 清零。",
+    },
+    "exercises.02.3": {
+        "en": "set predictions to a dict: node name -> what that node sends, as nested lists (the mean gives each element 1/4).",
+        "zh": "把 predictions 设为字典：节点名 -> 该节点发出的梯度，用嵌套列表表示（求平均时每个元素得到 1/4）。",
+    },
+    "exercises.03.1": {
+        "en": 'set predictions to a dict mapping "p" ... "t" to (requires_grad, is_leaf). detach() and no_grad() both give leaves.',
+        "zh": '把 predictions 设为字典，把 "p" 到 "t" 映射到 (requires_grad, is_leaf)。detach() 和 no_grad() 都会得到叶子。',
+    },
+    "exercises.03.2": {
+        "en": "make a2, out2 = a2.sigmoid(), and a snapshot of out2 that does not share its storage; zero the snapshot, then backward.",
+        "zh": "创建 a2 和 out2 = a2.sigmoid()，再做一个不与 out2 共享存储的 snapshot；把 snapshot 清零，然后调用 backward。",
+    },
+    "exercises.03.3": {
+        "en": "run 5 steps of gradient descent on (x - 3) ** 2 and append each loss to history as a Python float (f.item()).",
+        "zh": "对 (x - 3) ** 2 做 5 步梯度下降，把每一步的损失以 Python 浮点数（f.item()）追加到 history。",
+    },
+    "exercises.04.1": {
+        "en": "set accuracy to a Python float: the fraction of the four points whose predicted class matches y_t (under agv.no_grad()).",
+        "zh": "把 accuracy 设为 Python 浮点数：四个点中预测类别与 y_t 相同的比例（在 agv.no_grad() 下计算）。",
+    },
+    "exercises.04.2": {
+        "en": "set x2_on_boundary to a Python float: solve w1*0.5 + w2*x2 + b = 0 for x2, with the trained w and b.",
+        "zh": "把 x2_on_boundary 设为 Python 浮点数：用训练好的 w 和 b，解 w1*0.5 + w2*x2 + b = 0 求 x2。",
+    },
+    "exercises.04.3": {
+        "en": "after agv.manual_seed(0), make w_new and b_new as in the lesson, train 10,000 epochs without the extra first step, and set final_loss to a float.",
+        "zh": "先调用 agv.manual_seed(0)，像课上那样创建 w_new 和 b_new，不做额外的第一步就训练 10,000 轮，再把 final_loss 设为浮点数。",
+    },
+    "exercises.05.1": {
+        "en": "make m with stop_gradient=False and k with the default, using to_tensor; then loss = (m * k).sum() and loss.backward().",
+        "zh": "用 to_tensor 创建 m（stop_gradient=False）和 k（保持默认）；然后 loss = (m * k).sum()，再调用 loss.backward()。",
+    },
+    "exercises.05.2": {
+        "en": "set grad_ones and grad_sum to x's gradient (x.gradient().copy()) after each backward; clear the gradient in between.",
+        "zh": "每次 backward 之后，把 x 的梯度（x.gradient().copy()）分别存为 grad_ones 和 grad_sum；两次之间要清除梯度。",
+    },
+    "exercises.05.3": {
+        "en": "call backward three times on y (retain_graph=True), set after_three = w.grad.tolist(), then clear_grad() and set after_clear.",
+        "zh": "对 y 调用三次 backward（retain_graph=True），令 after_three = w.grad.tolist()，再调用 clear_grad() 并设置 after_clear。",
+    },
+    "exercises.06.1": {
+        "en": "build a BackwardStepper for f, find the step where a gradient arrives at q a second time, and set q_before, q_new and q_after as floats.",
+        "zh": "为 f 建一个 BackwardStepper，找到梯度第二次到达 q 的那一步，把 q_before、q_new、q_after 设为浮点数。",
+    },
+    "exercises.06.2": {
+        "en": "set t_axes to the tuple of axes summed to bring the gradient back to t's shape, and t_grad to t's gradient as a nested list.",
+        "zh": "把 t_axes 设为把梯度变回 t 的形状时求和的轴（元组），把 t_grad 设为 t 的梯度（嵌套列表）。",
+    },
+    "exercises.06.3": {
+        "en": "set first_answer to what the first step sends, [to u * v, to w], and u_grad and v_grad to the gradients of u and v.",
+        "zh": "把 first_answer 设为第一步发出的梯度 [给 u * v, 给 w]，再把 u_grad 和 v_grad 设为 u 和 v 的梯度。",
+    },
+    "exercises.07.1": {
+        "en": "set n_params to the number of elements in model.parameters(), and classifier_share to classifier.0.weight's share of them.",
+        "zh": "把 n_params 设为 model.parameters() 中元素的总数，把 classifier_share 设为 classifier.0.weight 所占的比例。",
+    },
+    "exercises.07.2": {
+        "en": "after net.zero_grad(), call backward twice on a fresh loss each time; set first to a .clone() of net[0].weight.grad after the first, second after the second.",
+        "zh": "先调用 net.zero_grad()，然后每次新建损失、调用两次 backward；第一次后把 net[0].weight.grad 的 .clone() 存为 first，第二次后存为 second。",
+    },
+    "exercises.07.3": {
+        "en": "train small with Adam and clear_grad() for 200 steps on X, y, then set small_accuracy to its test accuracy as a float.",
+        "zh": "用 Adam 和 clear_grad() 在 X、y 上训练 small 200 步，再把它在测试集上的准确率以浮点数存为 small_accuracy。",
+    },
+    "exercises.08.1": {
+        "en": "set d2 to the second derivative of tanh at 0.5: call agv.grad twice, the first time with create_graph=True.",
+        "zh": "把 d2 设为 tanh 在 0.5 处的二阶导数：调用两次 agv.grad，第一次要带 create_graph=True。",
+    },
+    "exercises.08.2": {
+        "en": "register a hook that clamps w's gradient to [-1, 1]; set clipped after one backward, then remove it, reset w.grad and set after_removal.",
+        "zh": "注册一个把 w 的梯度截断到 [-1, 1] 的钩子；一次 backward 后设置 clipped，再移除钩子、重置 w.grad，并设置 after_removal。",
+    },
+    "exercises.08.3": {
+        "en": "define normalize_fixed(x): the same values as normalize_broken, but the length stays a tensor in the graph (no .item()).",
+        "zh": "定义 normalize_fixed(x)：值与 normalize_broken 相同，但长度要作为张量留在计算图中（不要用 .item()）。",
+    },
 }

@@ -18,6 +18,13 @@ if ! command -v dot >/dev/null 2>&1; then
   fi
 fi
 
+# a CJK font, so Chinese labels in drawings and PNG exports have glyphs (fc-list :lang=zh)
+if command -v fc-list >/dev/null 2>&1 && [ -z "$(fc-list :lang=zh 2>/dev/null)" ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    (apt-get update -qq && apt-get install -y -qq fonts-noto-cjk >/dev/null) || echo "apt-get could not install fonts-noto-cjk: Chinese labels will be boxes in PNGs"
+  fi
+fi
+
 # Debian's chromium, for the BackwardStepper's real-browser tests (Playwright drives it;
 # `playwright install` would download a browser of its own, which CI cannot)
 if [ ! -x /usr/bin/chromium ]; then
@@ -25,6 +32,16 @@ if [ ! -x /usr/bin/chromium ]; then
     (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || echo "apt-get could not install chromium: the browser tests will be skipped"
   else
     echo "no /usr/bin/chromium: the browser tests will be skipped"
+  fi
+fi
+
+# a CJK font, so that the Chinese lessons' drawings and steppers render glyphs, not boxes
+# (tests/test_classroom_browser.py checks this in chromium)
+if command -v fc-list >/dev/null 2>&1 && [ -z "$(fc-list :lang=zh)" ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    (apt-get update -qq && apt-get install -y -qq fonts-noto-cjk >/dev/null) || echo "apt-get could not install fonts-noto-cjk: the CJK browser test will be skipped"
+  else
+    echo "no CJK font (fonts-noto-cjk): the CJK browser test will be skipped"
   fi
 fi
 

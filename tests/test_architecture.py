@@ -25,7 +25,14 @@ import autogradviz
 
 PACKAGE = Path(autogradviz.__file__).parent
 # dependencies that autogradviz works without: a function may import them when it needs them
-OPTIONAL = {"IPython", "torch", "threadpoolctl"}
+OPTIONAL = {
+    "IPython",
+    "torch",
+    "threadpoolctl",
+    "js",
+    "pyodide",
+    "autogradviz_vizjs",
+}  # js, pyodide: only in the browser
 
 
 def module_name(path: Path) -> str:
@@ -148,6 +155,8 @@ LAYER_OF = {
     "paddle": 6,  # Paddle 2.0's names over nn, optim, utils.data and models
     "viz": 6,
     "widgets": 7,
+    "torch": 7,  # the PyTorch bridge: a reader for the drawings, steps for the stepper
+    "exercises": 8,  # the lessons' check-cell helper: reads ui_text only
 }
 
 

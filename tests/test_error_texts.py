@@ -92,6 +92,20 @@ CASES = [
     ("finfo of an int", "lib.finfo(lib.int32)", "whole"),
     ("uint8 overflow", "lib.tensor([300], dtype=lib.uint8)", "whole"),
     ("int32 overflow", "lib.tensor([3e10], dtype=lib.int32)", "whole"),
+    # nn: float tensors where class indices belong (the hints name dtypes as tensors print them)
+    ("one_hot of floats", "lib.nn.functional.one_hot(lib.tensor([1.0, 2.0]))", "whole"),
+    ("embedding of float indices", "lib.nn.functional.embedding(lib.tensor([1.0]), lib.ones(3, 2))", "whole"),
+    ("Embedding layer of float indices", "lib.nn.Embedding(3, 2)(lib.tensor([1.0]))", "whole"),
+    (
+        "cross_entropy of float labels",
+        "lib.nn.functional.cross_entropy(lib.ones(2, 3), lib.tensor([0.0, 1.0]))",
+        "whole",
+    ),
+    (
+        "nll_loss of float labels",
+        "lib.nn.functional.nll_loss(lib.ones(2, 3), lib.tensor([0.0, 1.0]))",
+        "whole",
+    ),
 ]
 
 # Where autogradviz's words still differ from torch's: in other modules' files,
@@ -173,3 +187,22 @@ def test_a_failed_grad_assignment_changes_nothing():
         with pytest.raises((TypeError, RuntimeError)):
             x.grad = bad
     assert x.grad.tolist() == [3.0, 3.0]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "lib.nn.functional.one_hot(lib.tensor([1.0, 2.0]))",
+        "lib.nn.functional.embedding(lib.tensor([1.0]), lib.ones(3, 2))",
+        "lib.nn.functional.cross_entropy(lib.ones(2, 3), lib.tensor([0.0, 1.0]))",
+    ],
+)
+def test_nn_hints_name_dtypes_as_tensors_print_them(code):
+    """The hint after PyTorch's sentence names the dtypes the way the learner's
+    tensors print them (str(agv.int64) is "torch.int64"), never as "agv.int64"."""
+    with pytest.raises(RuntimeError) as error:
+        exec(code, {"lib": agv})
+    message = str(error.value)
+    assert "agv." not in message
+    assert str(agv.int64) in message and str(agv.tensor([1.0]).dtype) in message
+    assert str(agv.int64) == str(torch.int64) and str(agv.float32) == str(torch.float32)

@@ -99,7 +99,7 @@ def test_a_foreign_graph_draws_forward(foreign_graph):
     source = view.source
     assert view.summary() == "<autogradviz graph: 6 nodes, 5 edges (forward)>"
     values = [preview(w.value), preview(w.grad_value), preview(mul.constants[1]), preview(y.value)]
-    for text in ("weight", "out", "relu", "2 float64", *values):
+    for text in ("weight", "out", "relu", "(2,) float64", *values):
         assert text in source, text
     assert preview(mul.output) in source  # an intermediate with no tensor: its node's output value
     (op_line,) = [line for line in source.splitlines() if "agv-highlight" in line]

@@ -179,3 +179,78 @@ def test_inplace_update_of_an_inference_tensor_outside_the_mode_raises_torchs_er
     with agv.inference_mode():
         t.add_(1)  # inside the mode it is allowed, as in torch
     assert t.tolist() == [3.0, 3.0, 3.0]
+
+
+# -- factory functions, and enable_grad() inside the mode (issue 12) ----------------------
+
+FACTORIES = {
+    "zeros": lambda lib: lib.zeros(2),
+    "ones": lambda lib: lib.ones(2, 3),
+    "full": lambda lib: lib.full((2,), 3.0),
+    "empty": lambda lib: lib.empty(2),
+    "eye": lambda lib: lib.eye(2),
+    "arange": lambda lib: lib.arange(3),
+    "linspace": lambda lib: lib.linspace(0, 1, 3),
+    "rand": lambda lib: lib.rand(2),
+    "randn": lambda lib: lib.randn(2),
+    "randint": lambda lib: lib.randint(0, 3, (2,)),
+    "randperm": lambda lib: lib.randperm(3),
+    "tensor": lambda lib: lib.tensor([1.0, 2.0]),
+    "zeros_like": lambda lib: lib.zeros_like(lib.ones(2)),
+    "randn_like": lambda lib: lib.randn_like(lib.ones(2)),
+    "from_numpy": lambda lib: lib.from_numpy(__import__("numpy").ones(2, "float32")),
+    "requires_grad": lambda lib: lib.zeros(2, requires_grad=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_factory_tensors_made_inside_are_inference_tensors_as_in_torch(name):
+    make = FACTORIES[name]
+    with torch.inference_mode():
+        theirs = make(torch)
+    with agv.inference_mode():
+        ours = make(agv)
+    assert theirs.is_inference() is True  # the oracle says so: the test means something
+    assert (ours.is_inference(), ours.requires_grad) == (theirs.is_inference(), theirs.requires_grad)
+    # made outside the mode, the same call gives a normal tensor in both
+    assert make(agv).is_inference() is make(torch).is_inference() is False
+
+
+@pytest.mark.parametrize("name", ["zeros", "tensor", "randn"])
+def test_factory_tensors_made_inside_keep_torchs_rules_outside(name):
+    with agv.inference_mode():
+        t = FACTORIES[name](agv)
+    with pytest.raises(RuntimeError, match="Setting requires_grad=True on inference tensor outside"):
+        t.requires_grad_()
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
+        t.add_(1)
+
+
+def enable_grad_inside_inference(lib):
+    """What torch 2.13 does with enable_grad() inside inference_mode(): grad mode is
+    on, a new tensor may require grad, but no op records (and all are inference)."""
+    w_outside = lib.ones(2, requires_grad=True)
+    with lib.inference_mode():
+        with lib.enable_grad():
+            facts = [lib.is_grad_enabled(), lib.is_inference_mode_enabled()]
+            w = lib.ones(2, requires_grad=True)
+            y = (w * 2).sum()
+            z = w_outside * 3
+            facts += [w.is_inference(), w.requires_grad, w.is_leaf]
+            facts += [y.requires_grad, y.grad_fn is None, y.is_inference()]
+            facts += [z.requires_grad, z.grad_fn is None, z.is_inference()]
+        facts.append(lib.is_grad_enabled())  # back to the mode's own: off
+    facts.append(modes(lib))
+    return facts, y
+
+
+def test_enable_grad_inside_inference_mode_records_nothing_as_in_torch():
+    ours, y_ours = enable_grad_inside_inference(agv)
+    theirs, y_theirs = enable_grad_inside_inference(torch)
+    assert ours == theirs
+    assert theirs[:2] == [True, True] and theirs[5:8] == [False, True, True]  # torch's facts, read
+    with pytest.raises(RuntimeError) as ours_error:
+        y_ours.backward()
+    with pytest.raises(RuntimeError) as theirs_error:
+        y_theirs.backward()
+    assert str(ours_error.value).startswith(str(theirs_error.value))

@@ -250,11 +250,24 @@ def test_norm_gradient_at_zero_and_at_ties_is_pytorchs(p, values):
     check_same(ours, theirs, rtol=1e-6)  # float32
     ours.sum().backward()
     theirs.sum().backward()
-    if t.grad is None:  # p = 0: PyTorch returns no gradient; ours is exactly 0
-        assert not a.grad.numpy().any()
-    else:
-        check_same(a.grad, t.grad, rtol=1e-6)
+    if p == 0:  # counting nonzeros: PyTorch sends no gradient at all, and neither do we
+        assert t.grad is None and a.grad is None
+        return
+    check_same(a.grad, t.grad, rtol=1e-6)
     assert not np.isnan(a.grad.numpy()).any()
+
+
+def test_norm_of_order_0_sends_no_gradient_as_in_torch():
+    results = {}
+    for L in (agv, torch):
+        x = L.tensor([0.0, 2.0, 0.0, 3.0], requires_grad=True)
+        n = L.linalg.vector_norm(x, ord=0)
+        assert n.item() == 2.0 and n.requires_grad and type(n.grad_fn).__name__ == "LinalgVectorNormBackward0"
+        (g,) = L.autograd.grad(L.linalg.vector_norm(x, ord=0), x, allow_unused=True)
+        # with another path to x, x.grad is that path's gradient alone: ord=0 adds nothing
+        (L.linalg.vector_norm(x, ord=0) + x.sum()).backward()
+        results[L.__name__] = (g, x.grad.tolist())
+    assert results["autogradviz"] == results["torch"] == (None, [1.0, 1.0, 1.0, 1.0])
 
 
 def test_norm_of_a_zero_vector_has_gradient_zero_in_double_backward_too():
@@ -343,3 +356,59 @@ def test_solve_agrees_with_the_inverse_and_det_with_numpy():
     x = agv.linalg.solve(a, b)
     np.testing.assert_allclose((agv.linalg.inv(a) @ b).detach().numpy(), x.detach().numpy(), rtol=1e-9)
     np.testing.assert_allclose(agv.linalg.det(a).item(), np.linalg.det(a.detach().numpy()), rtol=1e-12)
+
+
+# -- det's gradient at a singular matrix: the cofactors, where PyTorch gives zeros ------------------
+
+
+def central_differences_of_det(a: np.ndarray, h: float = 1e-6) -> np.ndarray:
+    grad = np.zeros_like(a)
+    for index in np.ndindex(a.shape):
+        up, down = a.copy(), a.copy()
+        up[index] += h
+        down[index] -= h
+        grad[index] = (np.linalg.det(up) - np.linalg.det(down)) / (2 * h)
+    return grad
+
+
+SINGULAR = {
+    "rank 1 of 2": [[1.0, 2.0], [2.0, 4.0]],
+    "rank 2 of 3": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]],
+    "diagonal, rank 2 of 3": [[1.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 0.0]],
+    "rank 1 of 3": [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]],
+}
+
+
+@pytest.mark.parametrize("name", sorted(SINGULAR))
+def test_det_gradient_at_a_singular_matrix_is_the_cofactor_matrix(name):
+    """A deliberate difference from PyTorch (documented in LinalgDetBackward0): torch
+    2.13 gives zeros at an exactly singular matrix; we give the cofactors, what finite
+    differences measure, and what torch itself gives just next to the matrix."""
+    values = np.array(SINGULAR[name])
+    a = agv.tensor(values, requires_grad=True)
+    agv.linalg.det(a).backward()
+    np.testing.assert_allclose(a.grad.numpy(), central_differences_of_det(values), atol=1e-6)
+    t = torch.tensor(values, requires_grad=True)
+    torch.linalg.det(t).backward()
+    assert not t.grad.numpy().any()  # the difference, pinned: if torch changes, this tells us
+    near = torch.tensor(values + np.diag([0.0] * (len(values) - 1) + [1e-9]), requires_grad=True)
+    torch.linalg.det(near).backward()
+    np.testing.assert_allclose(a.grad.numpy(), near.grad.numpy(), atol=1e-6)
+
+
+def test_det_gradient_of_a_batch_with_one_singular_matrix():
+    values = np.stack([np.array(SINGULAR["rank 1 of 2"]), np.array([[2.0, 1.0], [1.0, 3.0]])])
+    a = agv.tensor(values, requires_grad=True)
+    agv.linalg.det(a).sum().backward()
+    for i in range(2):
+        np.testing.assert_allclose(a.grad.numpy()[i], central_differences_of_det(values[i]), atol=1e-6)
+    # the invertible one is exactly torch's det(A)·A⁻ᵀ
+    t = torch.tensor(values[1], requires_grad=True)
+    torch.linalg.det(t).backward()
+    np.testing.assert_allclose(a.grad.numpy()[1], t.grad.numpy(), rtol=1e-12)
+
+
+def test_det_double_backward_at_a_singular_matrix_says_it_is_not_supported():
+    a = agv.tensor(SINGULAR["rank 1 of 2"], requires_grad=True)
+    with pytest.raises(agv.linalg.LinAlgError, match="double backward .create_graph=True. at a singular"):
+        agv.autograd.grad(agv.linalg.det(a), a, create_graph=True)

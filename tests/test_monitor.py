@@ -3,9 +3,11 @@ gradient norms and redraw throttling, all timed by a fake clock. Parameters
 are plain tensors with names like "fc1.weight" (no agv.nn needed); expected
 norms are computed with numpy."""
 
+import contextlib
 import io
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -16,9 +18,15 @@ import ipywidgets  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402 - only to check that no pyplot figure is opened
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib import font_manager  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
+from matplotlib.font_manager import FontProperties  # noqa: E402
+from matplotlib.ft2font import FT2Font  # noqa: E402
 
 import autogradviz as agv  # noqa: E402
+from autogradviz.ui_text import text  # noqa: E402
+from autogradviz.widgets import monitor as monitor_module  # noqa: E402
 from autogradviz.widgets.monitor import COLORS, TrainingMonitor, grad_state, layer_grad_norms  # noqa: E402
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -345,3 +353,154 @@ def test_screenshot():
     assert path.read_bytes().startswith(PNG_MAGIC)
     assert len(monitor.figure.axes) == 3
     assert monitor.status.value.endswith("train acc 0.99 | val acc 0.95 | 20.0 it/s | ETA 0:04</code>")
+
+
+# -- Chinese ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def english_afterwards():
+    yield
+    agv.set_language("en")
+
+
+@pytest.fixture
+def fresh_font_lookup():
+    """cjk_font() looked up again, and its warning not given yet, before and after the test."""
+    monitor_module.cjk_font.cache_clear()
+    monitor_module._warned["no_cjk_font"] = False
+    yield
+    monitor_module.cjk_font.cache_clear()
+    monitor_module._warned["no_cjk_font"] = False
+
+
+def test_text_line_in_chinese():
+    clock, out = FakeClock(), io.StringIO()
+    monitor = TrainingMonitor(total=100, mode="text", file=out, clock=clock, every=0.25, language="zh")
+    for i in range(1, 9):  # as in English: 4 steps a second, 92 left -> 23 s
+        clock.now += 0.25
+        monitor.update(0.5 / i, acc=0.25)
+    assert (
+        last_line(out)
+        == "[#-------------------] 步数 8/100 | 损失 0.0625 | acc 0.25 | 4.0 步/秒 | 预计剩余 0:23"
+    )
+    clock.now += 1.0
+    monitor.finish()
+    assert (
+        last_line(out)
+        == "[#-------------------] 步数 8/100 | 损失 0.0625 | acc 0.25 | 2.7 步/秒 | 已完成，用时 0:03"
+    )
+    assert repr(monitor) == "<autogradviz 训练监视器：第 8 步>"
+
+    slow = TrainingMonitor(mode="text", file=io.StringIO(), clock=clock, language="zh")
+    assert slow.status_text() == "步数 0 | ? 步/秒 | 已用 0:00"
+    clock.now += 130.0
+    slow.update(1.5)
+    assert slow.status_text() == "步数 1 | 损失 1.5 | 130.0 秒/步 | 已用 2:10"
+
+
+def test_set_language_switches_monitors_made_after_it(english_afterwards):
+    agv.set_language("zh")
+    chinese = TrainingMonitor(total=2, mode="text", file=io.StringIO(), clock=FakeClock())
+    english = TrainingMonitor(total=2, mode="text", file=io.StringIO(), clock=FakeClock(), language="en")
+    assert chinese.language == "zh" and chinese.title == "训练"
+    assert chinese.status_text().startswith("步数 0/2 | ? 步/秒")
+    assert english.status_text().startswith("step 0/2 | ? it/s")
+    agv.set_language("en")
+    assert chinese.status_text().startswith("步数 0/2")  # a monitor keeps the language it was made in
+    assert TrainingMonitor(mode="text", file=io.StringIO()).title == "Training"
+    with pytest.raises(ValueError, match="unknown language 'fr'"):
+        TrainingMonitor(mode="text", language="fr")
+
+
+def chinese_widget(**options):
+    """A finished zh monitor with a metric and a gradient panel (a layer without .grad)."""
+    params = [param("fc1.weight", np.ones((3, 2))), param("fc2.weight", None)]
+    monitor, clock = widget_monitor(total=10, model=params, language="zh", **options)
+    clock.now += 1.0
+    monitor.update(0.5, accuracy=0.5)
+    monitor.finish()
+    return monitor
+
+
+def figure_texts(figure) -> list[str]:
+    return [t.get_text() for t in figure.findobj(matplotlib.text.Text) if t.get_text()]
+
+
+def test_widget_figure_in_chinese(fresh_font_lookup):
+    monitor = chinese_widget()
+    loss_ax, metrics_ax, grads_ax = monitor.figure.axes
+    assert (loss_ax.get_title(), loss_ax.get_xlabel()) == ("损失", "步数")
+    assert (metrics_ax.get_title(), metrics_ax.get_xlabel()) == ("指标", "步数")
+    assert (grads_ax.get_title(), grads_ax.get_xlabel()) == ("每层的梯度范数", "梯度的 L2 范数（对数刻度）")
+    assert {"梯度消失", "梯度爆炸", "  没有 .grad"} <= {t.get_text() for t in grads_ax.texts}
+    assert monitor.figure.get_suptitle() == "训练 - 步数 1/10"
+    assert (
+        monitor.status.value
+        == "<code>步数 1/10 | 损失 0.5 | accuracy 0.5 | 1.0 步/秒 | 已完成，用时 0:01</code>"
+    )
+    english_words = {"loss", "step", "metrics", "gradient", "vanishing", "exploding", "no .grad", "Training"}
+    assert [t for t in figure_texts(monitor.figure) if any(w in t for w in english_words)] == []
+
+
+def text_pixels(label: str, settings: dict) -> bytes:
+    """`label` drawn alone, with matplotlib settings `settings`, as raw RGBA pixels."""
+    with matplotlib.rc_context(settings):
+        figure = matplotlib.figure.Figure(figsize=(1.5, 0.5), dpi=80)
+        FigureCanvasAgg(figure)
+        figure.text(0.05, 0.3, label, fontsize=14)
+        figure.canvas.draw()
+        return bytes(figure.canvas.buffer_rgba())
+
+
+def test_chinese_is_drawn_with_a_cjk_font_that_has_the_glyphs(fresh_font_lookup):
+    font = monitor_module.cjk_font()
+    if font is None:
+        pytest.skip("no CJK font installed (apt-get install fonts-noto-cjk)")
+    assert font in monitor_module.CJK_FONTS
+    with warnings_as_errors():  # matplotlib warns "Glyph ... missing from font(s)" for every box it draws
+        monitor = chinese_widget()
+    path = font_manager.findfont(FontProperties(family=font), fallback_to_default=False)
+    glyphs = FT2Font(path)
+    chinese = {ch for label in figure_texts(monitor.figure) for ch in label if monitor_module.has_cjk(ch)}
+    assert len(chinese) > 20 and [ch for ch in sorted(chinese) if glyphs.get_char_index(ord(ch)) == 0] == []
+
+    # drawn, two different words differ; as boxes (no CJK font) they would be the same two boxes
+    settings = monitor._font_settings()
+    assert settings["font.family"][-1] == font
+    assert text_pixels("损失", settings) != text_pixels("指标", settings)
+    with pytest.warns(UserWarning, match="missing from font"):
+        assert text_pixels("损失", {"font.family": ["DejaVu Sans"]}) == text_pixels(
+            "指标", {"font.family": ["DejaVu Sans"]}
+        )
+
+
+@contextlib.contextmanager
+def warnings_as_errors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+def test_english_figures_ask_for_no_cjk_font_unless_a_name_is_chinese(fresh_font_lookup):
+    english, _ = widget_monitor()
+    english.update(1.0, accuracy=0.5)
+    assert english._font_settings() == {}  # so English pictures stay exactly as they were
+    named, _ = widget_monitor(title="MNIST 训练")
+    if monitor_module.cjk_font() is not None:
+        assert named._font_settings()["font.family"][-1] == monitor_module.cjk_font()
+
+
+def test_without_a_cjk_font_it_warns_once_and_names_the_package(fresh_font_lookup, monkeypatch):
+    monkeypatch.setattr(monitor_module, "CJK_FONTS", ("No Such Font SC",))
+    monkeypatch.setattr(monitor_module, "CJK_FONT_FILES", ("no-such-font-file",))
+    assert monitor_module.cjk_font() is None
+    with pytest.warns(UserWarning) as caught:
+        monitor = chinese_widget()
+    ours = [w for w in caught if "fonts-noto-cjk" in str(w.message)]
+    assert len(ours) == 1 and [w for w in caught if "missing from font" in str(w.message)] == []
+    assert str(ours[0].message) == text("monitor.no_cjk_font", "zh")
+    assert "sudo apt-get install fonts-noto-cjk" in text("monitor.no_cjk_font", "en")
+    assert bytes(monitor.image.value).startswith(PNG_MAGIC)  # the picture is still drawn, in boxes
+    with warnings_as_errors():  # once: the next monitor and redraw say nothing more
+        chinese_widget().redraw()

@@ -489,3 +489,278 @@ def test_shape_prints_as_paddle_list():
     assert ndim_4_tensor.shape == [2, 3, 4, 5] and ndim_4_tensor.shape == (2, 3, 4, 5)
     assert ndim_4_tensor.shape + [1] == [2, 3, 4, 5, 1]
     assert repr(agv.ones(2, 3).shape) == "torch.Size([2, 3])"  # plain tensors: PyTorch's
+
+
+# -- dtypes and shapes as Paddle 2.0 gives them ------------------------------------------------
+
+# Paddle 2.0's dtypes are members of the pybind11 enum core.VarDesc.VarType
+# (python/paddle/framework/dtype.py: `float32 = VarDesc.VarType.FP32`); they print
+# as "VarType.FP32", and x.dtype of a tensor is one of them.
+PADDLE_DTYPE_NAMES = {
+    "float32": "VarType.FP32",
+    "float64": "VarType.FP64",
+    "int8": "VarType.INT8",
+    "int16": "VarType.INT16",
+    "int32": "VarType.INT32",
+    "int64": "VarType.INT64",
+    "uint8": "VarType.UINT8",
+    "bool": "VarType.BOOL",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PADDLE_DTYPE_NAMES))
+def test_paddle_dtypes_print_as_paddle_2_0_and_equal_agvs(name):
+    printed = PADDLE_DTYPE_NAMES[name]
+    dtype = getattr(paddle, name)
+    assert str(dtype) == repr(dtype) == printed
+    x = paddle.zeros([2], dtype=name)
+    assert str(x.dtype) == printed and f"{x.dtype}" == printed
+    assert x.dtype == dtype and not x.dtype != dtype
+    agv_dtype = agv.bool if name == "bool" else getattr(agv, name)
+    assert dtype == agv_dtype and agv_dtype == dtype and not dtype != agv_dtype
+    assert {agv_dtype: "found"}[dtype] == "found"  # hashes as agv's dtype
+    assert paddle.to_tensor([1], dtype=dtype).dtype == dtype  # paddle.float32 as an argument
+    assert agv.zeros(1, dtype=dtype).dtype is agv_dtype  # and to plain autogradviz
+    assert str(agv.zeros(1, dtype=dtype).dtype) == f"torch.{name}"  # plain tensors: PyTorch's print
+
+
+def test_paddle_dtypes_of_the_tutorials():
+    # Paddle 2.0 guide (tensor_introduction_cn.md): print("Tensor dtype:", x.dtype)
+    x = paddle.to_tensor([1.0, 2.0, 3.0])
+    assert f"Tensor dtype: {x.dtype}" == "Tensor dtype: VarType.FP32"
+    assert x.dtype == paddle.float32 and x.dtype != paddle.float64
+    assert paddle.to_tensor([1, 2]).dtype == paddle.int64
+    assert x.astype("float64").dtype == paddle.float64 and x.cast(paddle.int32).dtype == paddle.int32
+    assert (x * 2).dtype == paddle.float32  # results of ops are Paddle tensors: Paddle's dtype
+    # the tensor's own repr keeps Paddle's short name, as Paddle 2.0 prints it
+    assert repr(x).startswith("Tensor(shape=[3], dtype=float32, place=CPUPlace")
+    # a Paddle dtype survives agv.save / agv.load (weights_only) as the dtype it names
+    import io
+    import pickle
+
+    buffer = io.BytesIO()
+    agv.save({"dtype": x.dtype}, buffer)
+    buffer.seek(0)
+    assert agv.load(buffer)["dtype"] == paddle.float32
+    assert pickle.loads(pickle.dumps(paddle.float32)) == paddle.float32
+
+
+def test_paddle_shape_is_a_list():
+    # Paddle 2.0: Tensor.shape is a Python list (a new one each time)
+    x = paddle.ones([2, 3])
+    shape = x.shape
+    assert isinstance(shape, list) and shape == [2, 3] and f"{shape}" == "[2, 3]"
+    shape.append(1)  # a copy: the tensor keeps its shape
+    assert shape == [2, 3, 1] and x.shape == [2, 3]
+    assert x.shape[1:] == [3] and isinstance(x.shape[1:], list)
+    assert x.shape + [4] == [2, 3, 4] and list(reversed(x.shape)) == [3, 2]
+    # agv's own code reads a Paddle tensor's shape as a tuple: both still work
+    assert x.shape == (2, 3) and x.shape[:1] + (5,) == (2, 5) and (5,) + x.shape[1:] == (5, 3)
+    assert hash(x.shape) == hash((2, 3))
+    assert paddle.flatten(paddle.ones([2, 3, 4]), 1).shape == [2, 12]
+    assert (paddle.ones([2, 3]) + agv.ones(3)).shape == [2, 3]
+    # plain tensors keep PyTorch's Size, a tuple
+    assert not isinstance(agv.ones(2, 3).shape, list) and isinstance(agv.ones(2, 3).shape, tuple)
+
+
+# -- backward(grad_tensor=...), retain_graph, and paddle.grad ---------------------------------
+
+
+def test_backward_grad_tensor_as_in_paddles_docs():
+    # paddle.Tensor.backward(grad_tensor=None, retain_graph=False), the example of its
+    # docs (2.2): x = 5, y = x⁴, so dy/dx = 4·5³ = 500, and 1000 with grad_tensor 2
+    x = paddle.to_tensor(5.0, stop_gradient=False)
+    printed = []
+    for i in range(5):
+        y = paddle.pow(x, 4.0)
+        y.backward()
+        printed.append("{}: {}".format(i, x.grad))  # noqa: UP032 - the docs, verbatim
+    assert printed == ["0: [500.]", "1: [1000.]", "2: [1500.]", "3: [2000.]", "4: [2500.]"]
+    x.clear_grad()
+    grad_tensor = paddle.to_tensor(2.0)
+    printed = []
+    for i in range(5):
+        y = paddle.pow(x, 4.0)
+        y.backward(grad_tensor)  # positional, as in the docs
+        printed.append("{}: {}".format(i, x.grad))  # noqa: UP032 - the docs, verbatim
+    assert printed == ["0: [1000.]", "1: [2000.]", "2: [3000.]", "3: [4000.]", "4: [5000.]"]
+    x.clear_grad()
+    paddle.pow(x, 4.0).backward(grad_tensor=grad_tensor)  # and by Paddle's keyword
+    assert x.grad.tolist() == [1000.0]
+
+
+def test_backward_grad_tensor_of_a_non_scalar_against_torch(torch):
+    seed = np.array([[1.0, 2.0], [2.0, 3.0]], np.float32)
+    values = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    x = paddle.to_tensor(values, stop_gradient=False)
+    y = paddle.matmul(x, x)
+    y.backward(grad_tensor=paddle.to_tensor(seed), retain_graph=True)
+    y.backward(grad_tensor=paddle.to_tensor(seed))  # the graph was kept: it runs again
+    tx = torch.tensor(values, requires_grad=True)
+    ty = tx @ tx
+    ty.backward(torch.tensor(seed), retain_graph=True)
+    ty.backward(torch.tensor(seed))
+    np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward(grad_tensor=paddle.to_tensor(seed))  # retain_graph=False freed it
+    with pytest.raises(TypeError, match="got the seed gradient twice"):
+        paddle.matmul(x, x).backward(paddle.to_tensor(seed), grad_tensor=paddle.to_tensor(seed))
+    # PyTorch-style tensors keep PyTorch's signature: grad_tensor is not a keyword there
+    w = agv.ones(2, requires_grad=True)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'grad_tensor'"):
+        (w * 2).backward(grad_tensor=agv.ones(2))
+
+
+def test_paddle_grad_fills_no_grad_not_even_of_intermediate_tensors(torch):
+    # paddle.grad returns the gradients and stores none (Paddle 2.0 docs of paddle.grad);
+    # after backward(), by contrast, Paddle keeps the intermediate c's grad
+    x = paddle.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+    c = x * 2
+    y = paddle.sum(c * c)
+    (dx,) = paddle.grad([y], [x], retain_graph=True)
+    assert c.grad is None and x.grad is None
+    tx = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (tdx,) = torch.autograd.grad(((tx * 2) ** 2).sum(), tx)
+    np.testing.assert_allclose(dx.numpy(), tdx.numpy())
+    # a grad kept from an earlier backward is left as it was, not added to
+    y.backward()
+    kept = c.grad.copy()
+    (dc,) = paddle.grad([paddle.sum(c * c)], [c])
+    np.testing.assert_array_equal(c.grad, kept)
+    np.testing.assert_allclose(dc.numpy(), 2 * c.numpy())
+    # create_graph=True: the second derivative, d²y/dx² = 8 per entry, still nothing stored
+    x2 = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    h = x2 * 2
+    (g,) = paddle.grad([paddle.sum(h * h)], [x2], create_graph=True)
+    (gg,) = paddle.grad([paddle.sum(g)], [x2])
+    assert gg.numpy().tolist() == [8.0, 8.0] and h.grad is None and x2.grad is None
+
+
+# -- optimizers: Paddle 2.0's formulas --------------------------------------------------------
+
+
+def paddle_rmsprop(w, grads, lr, rho=0.95, epsilon=1e-6, momentum=0.0, centered=False):
+    """Paddle's documented RMSProp (RMSProp_en.html, 2.x): r ← ρr + (1−ρ)g²,
+    (centered: ḡ ← ρḡ + (1−ρ)g, r − ḡ²), v ← βv + lr·g/√(r + ε), w ← w − v."""
+    w = w.astype(np.float64)
+    r, g_mean, v = np.zeros_like(w), np.zeros_like(w), np.zeros_like(w)
+    for g in grads:
+        r = rho * r + (1 - rho) * g * g
+        spread = r
+        if centered:
+            g_mean = rho * g_mean + (1 - rho) * g
+            spread = r - g_mean**2
+        v = momentum * v + lr * g / np.sqrt(spread + epsilon)
+        w = w - v
+    return w
+
+
+RMSPROP_SETTINGS = {
+    "defaults": {},
+    "momentum": {"momentum": 0.9},
+    "centered": {"centered": True, "rho": 0.9},
+    "centered momentum": {"centered": True, "momentum": 0.5, "epsilon": 1e-3},
+}
+
+
+@pytest.mark.parametrize("setting", sorted(RMSPROP_SETTINGS))
+def test_rmsprop_follows_paddles_formula(torch, setting):
+    kwargs = RMSPROP_SETTINGS[setting]
+    start = np.array([[0.5, -1.0], [2.0, 0.25]], np.float64)
+    rng = np.random.default_rng(3)
+    grads = [rng.standard_normal((2, 2)) for _ in range(4)]
+    w = paddle.nn.Linear(2, 2).weight
+    w.set_value(start.astype(np.float32))
+    w._data = w._data.astype(np.float64)  # float64, so that the formula is checked to 1e-12
+    optim = paddle.optimizer.RMSProp(learning_rate=0.01, parameters=[w], **kwargs)
+    for g in grads:
+        paddle.sum(w * paddle.to_tensor(g)).backward()
+        optim.step()
+        optim.clear_grad()
+    np.testing.assert_allclose(w.numpy(), paddle_rmsprop(start, grads, 0.01, **kwargs), rtol=1e-12)
+    # ε inside the root is the difference from torch: with ε = 0 the two agree
+    kwargs = {**kwargs, "epsilon": 0.0}
+    w.set_value(start)
+    optim = paddle.optimizer.RMSProp(learning_rate=0.01, parameters=[w], **kwargs)
+    tw = torch.tensor(start, requires_grad=True)
+    theirs = torch.optim.RMSprop(
+        [tw], lr=0.01, alpha=kwargs.get("rho", 0.95), eps=0.0,
+        momentum=kwargs.get("momentum", 0.0), centered=kwargs.get("centered", False),
+    )  # fmt: skip
+    for g in grads:
+        paddle.sum(w * paddle.to_tensor(g)).backward()
+        (tw * torch.tensor(g)).sum().backward()
+        optim.step()
+        theirs.step()
+        optim.clear_grad()
+        theirs.zero_grad()
+    np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-10)
+
+
+def test_rmsprop_arguments_and_weight_decay():
+    w = paddle.nn.Linear(1, 1).weight
+    w.set_value(np.array([[2.0]], np.float32))
+    optim = paddle.optimizer.RMSProp(learning_rate=0.1, parameters=[w], weight_decay=0.5)
+    assert optim.defaults["rho"] == 0.95 and optim.defaults["epsilon"] == 1e-6  # Paddle's defaults
+    paddle.sum(w * 3.0).backward()
+    optim.step()
+    g = 3.0 + 0.5 * 2.0  # the L2 penalty's wd·w joins the gradient
+    expected = 2.0 - 0.1 * g / np.sqrt(0.05 * g * g + 1e-6)
+    np.testing.assert_allclose(w.numpy(), [[expected]], rtol=1e-6)
+    with pytest.raises(ValueError, match="Invalid value of rho, expect rho >= 0."):
+        paddle.optimizer.RMSProp(learning_rate=0.1, rho=-1.0, parameters=[w])
+    with pytest.raises(AttributeError, match="should not be None in dygraph mode"):
+        paddle.optimizer.RMSProp(learning_rate=0.1)
+    with pytest.raises(NotImplementedError, match="grad_clip is not supported"):
+        paddle.optimizer.RMSProp(learning_rate=0.1, parameters=[w], grad_clip=1.0)
+
+
+def paddle_adam(w, grads, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, coeff=0.0):
+    """Paddle's Adam kernel (paddle/fluid/operators/optimizers/adam_op.h): the step
+    size lr·√(1−β₂ᵗ)/(1−β₁ᵗ), and ε·√(1−β₂ᵗ) beside √v. With coeff, AdamW's decay
+    w ← w·(1 − lr·coeff) first (python/paddle/optimizer/adamw.py)."""
+    w = w.astype(np.float64)
+    m, v = np.zeros_like(w), np.zeros_like(w)
+    for t, g in enumerate(grads, start=1):
+        w = w * (1 - lr * coeff)
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g * g
+        step = lr * np.sqrt(1 - beta2**t) / (1 - beta1**t)
+        w = w - step * m / (np.sqrt(v) + epsilon * np.sqrt(1 - beta2**t))
+    return w
+
+
+def paddle_momentum(w, grads, lr, mu=0.9, nesterov=False):
+    """Paddle's Momentum docs: v ← μv + g; w ← w − lr·v (Nesterov: w ← w − lr·(g + μv))."""
+    w = w.astype(np.float64)
+    v = np.zeros_like(w)
+    for g in grads:
+        v = mu * v + g
+        w = w - lr * (g + mu * v if nesterov else v)
+    return w
+
+
+@pytest.mark.parametrize(
+    "name, kwargs, formula",
+    [
+        ("SGD", {}, lambda w, gs: w - 0.1 * sum(gs)),
+        ("Momentum", {}, lambda w, gs: paddle_momentum(w, gs, 0.1)),
+        ("Momentum", {"use_nesterov": True}, lambda w, gs: paddle_momentum(w, gs, 0.1, nesterov=True)),
+        ("Adam", {"epsilon": 1e-2}, lambda w, gs: paddle_adam(w, gs, 0.1, epsilon=1e-2)),
+        ("AdamW", {"epsilon": 1e-2}, lambda w, gs: paddle_adam(w, gs, 0.1, epsilon=1e-2, coeff=0.01)),
+    ],
+    ids=["SGD", "Momentum", "Nesterov", "Adam", "AdamW"],
+)
+def test_sgd_momentum_adam_adamw_follow_paddles_formulas(name, kwargs, formula):
+    # a large epsilon, so that where it sits (beside √v, scaled by √(1−β₂ᵗ)) shows
+    start = np.array([[0.5, -1.0], [2.0, 0.25]])
+    rng = np.random.default_rng(5)
+    grads = [rng.standard_normal((2, 2)) for _ in range(5)]
+    w = paddle.nn.Linear(2, 2).weight
+    w._data = start.copy()  # float64, so that the formula is checked to 1e-12
+    optim = getattr(paddle.optimizer, name)(learning_rate=0.1, parameters=[w], **kwargs)
+    for g in grads:
+        paddle.sum(w * paddle.to_tensor(g)).backward()
+        optim.step()
+        optim.clear_grad()
+    np.testing.assert_allclose(w.numpy(), formula(start, grads), rtol=1e-12)

@@ -392,7 +392,9 @@ def test_codecs_other_than_latin1_are_refused():
 
 def test_weights_only_must_be_a_bool():
     with pytest.raises(TypeError, match=r"weights_only must be True or False, not 'cpu'"):
-        agv.load(io.BytesIO(pickle.dumps(1)), "cpu")
+        agv.load(io.BytesIO(pickle.dumps(1)), weights_only="cpu")
+    # the second positional argument is torch.load's map_location, as in torch
+    assert agv.load(io.BytesIO(pickle.dumps(1)), "cpu") == 1
 
 
 def test_text_mode_files_are_refused_with_a_hint(tmp_path):
@@ -419,3 +421,123 @@ def test_save_writes_a_plain_pickle(tmp_path):
         plain = pickle.load(f)
     assert plain["n"] == 7
     np.testing.assert_array_equal(plain["w"].detach().numpy(), np.array([1.0, 2.0], dtype=np.float32))
+
+
+# -- map_location, as tutorials pass it to torch.load ---------------------------------------
+
+
+def saved_state(tmp_path):
+    model = agv.nn.Linear(2, 1)
+    path = tmp_path / "model.pt"
+    agv.save(model.state_dict(), path)
+    return model, path
+
+
+CPU_MAP_LOCATIONS = {
+    "string": "cpu",
+    "device": agv.device("cpu"),
+    "dict from cuda": {"cuda:0": "cpu"},
+    "dict from cpu": {"cpu": "cpu"},
+    "dict of devices": {"cuda:1": agv.device("cpu")},
+    "identity function": lambda storage, location: storage,
+    "function returning None": lambda storage, location: None,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CPU_MAP_LOCATIONS))
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_load_accepts_torchs_map_location_forms_for_the_cpu(tmp_path, name, weights_only):
+    torch = pytest.importorskip("torch")
+    # the same forms are accepted by torch.load for a CPU checkpoint (the oracle)
+    theirs_path = tmp_path / "theirs.pt"
+    torch.save(torch.nn.Linear(2, 1).state_dict(), theirs_path)
+    theirs = torch.load(
+        theirs_path, map_location=_torch_form(torch, CPU_MAP_LOCATIONS[name]), weights_only=True
+    )
+    assert set(theirs) == {"weight", "bias"}
+
+    model, path = saved_state(tmp_path)
+    loaded = agv.load(path, map_location=CPU_MAP_LOCATIONS[name], weights_only=weights_only)
+    assert set(loaded) == {"weight", "bias"}
+    for key in ("weight", "bias"):
+        assert loaded[key].device == agv.device("cpu")
+        np.testing.assert_array_equal(loaded[key].numpy(), model.state_dict()[key].numpy())
+
+
+def _torch_form(torch, location):
+    if isinstance(location, agv.device):
+        return torch.device(str(location))
+    if isinstance(location, dict):
+        return {k: torch.device(str(v)) if isinstance(v, agv.device) else v for k, v in location.items()}
+    return location
+
+
+def test_load_map_location_function_sees_each_tensor_and_its_result_is_used(tmp_path):
+    model, path = saved_state(tmp_path)
+    seen = []
+
+    def to_double(t, location):
+        seen.append((tuple(t.shape), location))
+        return t.double()
+
+    loaded = agv.load(path, map_location=to_double)
+    assert sorted(seen) == [((1,), "cpu"), ((1, 2), "cpu")]
+    assert loaded["weight"].dtype == agv.float64
+    np.testing.assert_allclose(loaded["weight"].numpy(), model.weight.detach().numpy())
+    with pytest.raises(TypeError, match="map_location function must return a tensor .or None., not str"):
+        agv.load(path, map_location=lambda t, location: "cpu")
+
+
+CUDA_MAP_LOCATIONS = {
+    "string": "cuda",
+    "indexed string": "cuda:0",
+    "device": agv.device("cuda"),
+    "dict from cpu": {"cpu": "cuda:0"},
+    "mps": "mps",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CUDA_MAP_LOCATIONS))
+def test_load_to_cuda_raises_the_devices_cpu_only_error_before_reading(tmp_path, name):
+    _, path = saved_state(tmp_path)
+    # the error agv raises when a tensor is put on that device, written out for this test
+    device = str(
+        agv.device(CUDA_MAP_LOCATIONS[name]["cpu"] if name == "dict from cpu" else CUDA_MAP_LOCATIONS[name])
+    )
+    first = (
+        "PyTorch is not linked with support for mps devices"
+        if device == "mps"
+        else "Torch not compiled with CUDA enabled"
+    )
+    expected = (
+        f"{first}. autogradviz computes with numpy on the CPU, so there is no device {device!r} for "
+        'the loaded tensors: use "cpu".'
+    )
+    with open(path, "rb") as f:
+        with pytest.raises(agv.core.device.DeviceError) as error:
+            agv.load(f, map_location=CUDA_MAP_LOCATIONS[name])
+        assert str(error.value).startswith(expected)
+        assert isinstance(error.value, RuntimeError) and isinstance(error.value, AssertionError)
+        assert f.tell() == 0  # refused before anything was read: the file is still whole
+    # the same device for a tensor raises the same sentence
+    with pytest.raises(agv.core.device.DeviceError, match=first):
+        agv.ones(1).to(device)
+
+
+def test_load_refuses_bad_map_location_and_keeps_weights_only_safety(tmp_path):
+    _, path = saved_state(tmp_path)
+    with pytest.raises(
+        TypeError, match="map_location should be a string, a device, a dict or a function, not float"
+    ):
+        agv.load(path, map_location=1.5)
+    with pytest.raises(TypeError, match="maps location strings to location strings"):
+        agv.load(path, map_location={"cpu": 0.5})
+    with pytest.raises(TypeError, match="pickle_module must be the pickle module"):
+        agv.load(path, pickle_module=io)
+    assert set(agv.load(path, pickle_module=pickle, mmap=False)) == {"weight", "bias"}
+    # map_location does not open a way around weights_only=True
+    data = pickle.dumps(collections.Counter("ab"))
+    with pytest.raises(pickle.UnpicklingError, match="refused to load the global 'collections.Counter'"):
+        agv.load(io.BytesIO(data), map_location="cpu")
+    with pytest.raises(pickle.UnpicklingError, match="refused to load the global 'collections.Counter'"):
+        agv.load(io.BytesIO(data), map_location=lambda t, location: t)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import xml.etree.ElementTree as ET
 
 import ipywidgets
@@ -398,7 +399,8 @@ def test_quiz_check_right_and_wrong():
     assert s.check([4, 10]) == (True, s.frames[0]["quiz"]["hint"])
     right, hint = s.check([4, 11])
     assert not right
-    assert "MulBackward0" in hint and "∂(a·b)/∂a = b" in hint and "The upstream gradient is 1." in hint
+    # the learner's names, and the other input's value: d = 4, c = a·b = 10
+    assert hint == "MulBackward0: ∂(c·d)/∂c = d = 4; ∂(c·d)/∂d = c = 10. The upstream gradient is 1."
     assert s.check([10, 4])[0] is False
     assert s.check(4)[0] is False  # one answer for two inputs
     assert s.check([4.0001, 9.9999])[0] is True  # typed-in rounding is fine
@@ -602,3 +604,164 @@ def test_to_html_is_one_self_contained_page(tmp_path):
     assert state["frames"] == json.loads(json.dumps(s.frames)) and state["svg"] == s.svg
     assert any(HOSTILE[0] in t for t in state["frames"][0]["quiz"]["targets"])
     assert "&lt;!--&lt;script&gt;" in state["frames"][-1]["table"]
+
+
+# -- the learner's names in the rules (issue 13) -------------------------------------------
+
+
+def test_hint_and_panel_use_the_learners_names_with_values():
+    g, s = seed_stepper(quiz=True)
+    # the first step reverses e = c*d: ∂e/∂c is d's value, ∂e/∂d is c's (c = a·b)
+    d_value, c_value = preview(g["d"].item()), preview(g["a"].item() * g["b"].item())
+    rules = [f"∂(c·d)/∂c = d = {d_value}", f"∂(c·d)/∂d = c = {c_value}"]
+    hint = s.frames[0]["quiz"]["hint"]
+    assert hint == f"MulBackward0: {rules[0]}; {rules[1]}. The upstream gradient is 1."
+    panel = s.frames[1]["panel"]
+    assert f"<li><code>{rules[0]}</code></li><li><code>{rules[1]}</code></li>" in panel
+    assert "∂(a·b)" not in hint + panel  # the generic letters clash with the learner's a and b
+    # the step for c = a*b: its inputs are the learner's a and b, in that order
+    assert s.frames[2]["quiz"]["hint"].startswith(
+        f"MulBackward0: ∂(a·b)/∂a = b = {preview(g['b'].item())}; ∂(a·b)/∂b = a = {preview(g['a'].item())}."
+    )
+
+
+def test_unnamed_inputs_keep_the_generic_letters():
+    x, y = agv.tensor(3.0, requires_grad=True), agv.tensor(-2.0, requires_grad=True)
+    s = agv.BackwardStepper(x * y, quiz=True)
+    assert (
+        s.frames[0]["quiz"]["hint"]
+        == "MulBackward0: ∂(a·b)/∂a = b = -2; ∂(a·b)/∂b = a = 3. The upstream gradient is 1."
+    )
+    assert s.steps[0].named_rules == s.steps[0].rules == ("∂(a·b)/∂a = b", "∂(a·b)/∂b = a")
+    # one named, one not: only the named letter changes
+    s = agv.BackwardStepper(x * y, names={"x": x})
+    assert s.steps[0].named_rules == ("∂(x·b)/∂x = b", "∂(x·b)/∂b = x")
+
+
+def test_names_from_dot_name_swaps_powers_and_constants():
+    u, v = agv.tensor(3.0, requires_grad=True), agv.tensor(2.0, requires_grad=True)
+    u.name, v.name = "u", "v"
+    swapped = agv.BackwardStepper(v * u)  # v is input a, u is input b: the letters swap at once
+    assert swapped.steps[0].named_rules == ("∂(v·u)/∂v = u", "∂(v·u)/∂u = v")
+    power = agv.BackwardStepper(u**v)  # a superscript cannot hold a name: written with ^
+    assert power.steps[0].named_rules == ("∂(u^v)/∂u = v·u^(v-1)", "∂(u^v)/∂v = u^v·ln u")
+    assert agv.BackwardStepper(u.exp()).steps[0].named_rules == ("∂e^u/∂u = e^u",)
+    assert agv.BackwardStepper(u**2).steps[0].named_rules == ("∂(uᵖ)/∂u = p·uᵖ⁻¹",)  # p is the constant
+    # an input that needs no gradient (no edge) is named through names=
+    X, W = agv.tensor([[1.0, 2.0]]), agv.ones(2, 1, requires_grad=True)
+    mm = agv.BackwardStepper((X @ W).sum(), names={"X": X, "W": W})
+    (matmul,) = [step for step in mm.steps if step.op == "@"]
+    assert matmul.named_rules == ("∂(X@W)/∂X = g @ Wᵀ", "∂(X@W)/∂W = Xᵀ @ g")
+    # prose is left alone: "a sample" is not an input called a
+    bern = agv.tensor(0.3, requires_grad=True)
+    assert agv.widgets.trace._input_symbols(("∂/∂mean = 0: PyTorch does not differentiate a sample",), 1) == [
+        None
+    ]
+    assert bern.name is None
+
+
+# -- language (issue 13) -------------------------------------------------------------------
+
+ENGLISH_LABELS = {  # today's English, byte for byte: the lessons and tests name these
+    "reset": "⇤ Reset",
+    "back": "◀ Back",
+    "next": "Next ▶",
+    "play": "▶ Play",
+    "pause": "❚❚ Pause",
+    "end": "Run to end ⇥",
+}
+CHINESE_LABELS = {
+    "reset": "⇤ 重置",
+    "back": "◀ 后退",
+    "next": "前进 ▶",
+    "play": "▶ 播放",
+    "pause": "❚❚ 暂停",
+    "end": "运行到底 ⇥",
+}
+
+
+def test_every_label_comes_from_the_table():
+    from autogradviz import ui_text
+    from autogradviz.widgets import stepper as stepper_module
+
+    for language, buttons in (("en", ENGLISH_LABELS), ("zh", CHINESE_LABELS)):
+        _, s = seed_stepper(language=language)
+        assert s.labels == {
+            key: ui_text.text("stepper." + key, language) for key in stepper_module._LABEL_KEYS
+        }
+        assert {key: s.labels[key] for key in buttons} == buttons
+    # the JS holds no English of its own: every phrase it shows is a synced label (one-word
+    # labels such as "position" or "current" are also the names of traitlets and states)
+    js = (stepper_module._HERE / "stepper.js").read_text(encoding="utf-8")
+    for key, entry in ui_text.TABLE.items():
+        for phrase in re.split(r"\{\w+\}", entry["en"]) if key.startswith("stepper.") else ():
+            if " " in phrase.strip():
+                assert phrase.strip() not in js, key
+
+
+def test_language_argument_and_set_language():
+    g, zh = seed_stepper(language="zh", quiz=True)
+    assert zh.frames[0]["title"] == "开始：共 5 步"
+    assert zh.frames[1]["title"] == "第 1 步（共 5 步）：MulBackward0"
+    assert zh.frames[0]["quiz"]["prompts"] == ["传给 c（第 1 个输入）：", "传给 d（第 2 个输入）："]
+    assert (
+        zh.frames[0]["quiz"]["hint"] == "MulBackward0：∂(c·d)/∂c = d = 4；∂(c·d)/∂d = c = 10。上游梯度是 1。"
+    )
+    assert "<th>张量</th><th>梯度</th>" in zh.frames[0]["table"]
+    assert "<b>d.grad</b> 原为 None，现在变为 <code>10</code>" in zh.frames[2]["panel"]
+    assert repr(zh) == "<autogradviz 逐步演示器：共 5 步，当前位置 0>"
+    _, en = seed_stepper(quiz=True)
+    assert (
+        en.frames[0]["title"] == "Start: 5 steps to go"
+        and repr(en) == "<autogradviz BackwardStepper: 5 steps, at position 0>"
+    )
+    assert en.frames[0]["quiz"]["prompts"] == ["to c (input 1): ", "to d (input 2): "]
+    try:
+        agv.set_language("zh")
+        _, default = seed_stepper(quiz=True)
+        _, english = seed_stepper(language="en")  # language= wins over the global choice
+    finally:
+        agv.set_language("en")
+    assert default.frames == zh.frames and default.labels == zh.labels
+    assert english.frames[0]["title"] == "Start: 5 steps to go"
+    with pytest.raises(ValueError, match=r"unknown language 'fr'; autogradviz speaks 'en' and 'zh'"):
+        seed_stepper(language="fr")
+
+
+def test_standalone_page_in_chinese(tmp_path):
+    _, s = seed_stepper(language="zh")
+    page = s.to_html(tmp_path / "zh.html").read_text(encoding="utf-8")
+    assert '<html lang="zh-CN">' in page and "<title>autogradviz：逐步演示反向传播</title>" in page
+    assert json.dumps("前进 ▶").replace("<", "\\u003c") in page or "\\u524d\\u8fdb \\u25b6" in page
+    _, s = seed_stepper()
+    page = s.to_html(tmp_path / "en.html").read_text(encoding="utf-8")
+    assert '<html lang="en">' in page and "<title>autogradviz: backward, step by step</title>" in page
+
+
+# -- the static first frame (issue 13) -----------------------------------------------------
+
+
+def test_stored_output_has_a_static_first_frame():
+    import base64
+
+    _, s = seed_stepper()
+    data, _ = s._repr_mimebundle_()
+    assert set(data) == {WIDGET_VIEW, "text/plain", "text/html"}
+    static = data["text/html"]
+    assert "<script" not in static and "<style" not in static  # sanitizers strip both
+    (encoded,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', static)
+    assert base64.b64decode(encoded).decode("utf-8") == s.frame_svg(0)
+    assert "Start: 5 steps to go" in static and "run the cell to step" in static
+    s.goto(3)  # the stored picture is always the first frame
+    assert s._repr_mimebundle_()[0]["text/html"] == static
+    _, again = seed_stepper()  # deterministic, for nbval
+    assert again._repr_mimebundle_()[0]["text/html"] == static
+    _, zh = seed_stepper(language="zh")
+    assert "运行该单元格" in zh._repr_mimebundle_()[0]["text/html"]
+
+
+def test_static_frame_escapes_names():
+    a = agv.tensor(2.0, requires_grad=True)
+    s = agv.BackwardStepper(a * 3, names={'<img src=x onerror="alert(1)">': a})
+    static = s.static_html()
+    assert "<img src=x" not in static.replace('<img src="data:', "")

@@ -219,7 +219,11 @@ def test_html_export_quiz(offline_page, tmp_path):
     verdict = widget.locator(".agv-verdict")
     expect(verdict).to_have_class(re.compile(r"\bagv-wrong\b"))
     text = verdict.text_content()
-    assert "Hint" in text and "∂(a·b)/∂a = b" in text and "The upstream gradient is 1." in text
+    # the learner's names c and d (b = 5 is a different tensor of this graph), with d's value
+    assert (
+        text
+        == "Not quite. Hint: MulBackward0: ∂(c·d)/∂c = d = 4; ∂(c·d)/∂d = c = 10. The upstream gradient is 1."
+    )
     answers.nth(0).fill("4")
     widget.locator(".agv-check").click()
     expect(verdict).to_have_class(re.compile(r"\bagv-right\b"))
@@ -256,6 +260,22 @@ def test_html_export_with_hostile_names(offline_page, tmp_path):
 
 # -- JupyterLab --------------------------------------------------------------------------
 
+CUBE_SOURCE = """\
+class Cube(agv.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        # d(x³)/dx = 3x²: the local derivative, times the gradient that arrives
+        (x,) = ctx.saved_tensors
+        return grad_output * 3 * x**2
+
+z = agv.tensor([1.0, 2.0], requires_grad=True)
+"""
+
 NOTEBOOK_CELLS = [
     "import autogradviz as agv\nimport numpy as np\n\n"
     + SEED_SOURCE
@@ -269,6 +289,10 @@ NOTEBOOK_CELLS = [
     'print("dot on PATH:", shutil.which("dot"), "| renderer:", agv.viz.renderer())\n'
     "agv.draw(y, names=locals())",
     'agv.draw(y, names=locals(), kind="backward")',
+    # issue 13: a custom Function's panel shows the user's backward, in English and in Chinese
+    CUBE_SOURCE + "cube = agv.BackwardStepper(Cube.apply(z).sum(), names=locals())\ncube.goto(2)\ncube",
+    'cube_zh = agv.BackwardStepper(Cube.apply(z).sum(), names=locals(), language="zh")\n'
+    "cube_zh.goto(2)\ncube_zh",
 ]
 
 
@@ -288,6 +312,7 @@ def lab(tmp_path_factory):
     root = tmp / "root"
     root.mkdir()
     _notebook(root / "stepper.ipynb")
+    _stored_notebook(root / "stored.ipynb")
     data_dir = jupyter_data_dir(tmp)
     # no news or update toasts: they can cover the widget's buttons
     settings = tmp / "settings" / "@jupyterlab" / "apputils-extension"
@@ -342,6 +367,7 @@ def lab(tmp_path_factory):
                     pytest.fail("jupyter lab did not start:\n" + log.read_text())
                 time.sleep(0.25)
         yield f"http://127.0.0.1:{port}/lab/tree/stepper.ipynb?reset&token={token}"
+        # (tests open other notebooks of the root by replacing "stepper.ipynb")
     finally:
         os.killpg(server.pid, signal.SIGTERM)  # the server and its kernels: our own process group
         try:
@@ -369,7 +395,7 @@ def lab_page(browser, lab):
     )
     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
     widgets = page.locator(".jp-OutputArea-output .agv-stepper")
-    expect(widgets).to_have_count(2, timeout=90_000)
+    expect(widgets).to_have_count(4, timeout=90_000)
     expect(page.locator(".jp-OutputArea-output").filter(has_text="positions: 0 0")).to_have_count(
         1, timeout=60_000
     )
@@ -474,3 +500,188 @@ def _svg_text(output) -> str:
         if header.endswith(";base64")
         else urllib.parse.unquote(payload)
     )
+
+
+# -- issue 13: the stepper fits, has keys, and a static first frame ------------------------------
+
+# For one stepper: its rendered smallest SVG text in px (font size in user units × screen px per
+# user unit, measured on the text itself), where the panel sits, and whether anything overflows.
+MEASURE = """(w) => {
+  const svg = w.querySelector(".agv-picture svg");
+  let smallest = Infinity;
+  for (const t of svg.querySelectorAll("text")) {
+    const box = t.getBBox();
+    if (!t.textContent.trim() || !box.height) continue;
+    const perUnit = t.getBoundingClientRect().height / box.height;
+    smallest = Math.min(smallest, parseFloat(t.getAttribute("font-size")) * perUnit);
+  }
+  const picture = w.querySelector(".agv-picture"), side = w.querySelector(".agv-side");
+  const legend = w.querySelector(".agv-legend");
+  const p = picture.getBoundingClientRect(), s = side.getBoundingClientRect();
+  return {
+    width: w.getBoundingClientRect().width,
+    smallest,
+    panel: s.top >= p.bottom - 1 ? "below" : (s.left >= p.right - 1 ? "beside" : "overlapping"),
+    legend_fits: legend.scrollWidth <= legend.clientWidth && legend.getBoundingClientRect().right <= w.getBoundingClientRect().right + 0.5,
+    base_font: parseFloat(getComputedStyle(w).fontSize),
+    smallest_ui_font: Math.min(...[...w.querySelectorAll("button, select, .agv-legend, .agv-panel, .agv-table td")]
+      .map((e) => parseFloat(getComputedStyle(e).fontSize))),
+  };
+}"""
+
+
+def natural_size(svg_text: str) -> tuple[float, float]:
+    """The SVG's width in CSS px and its smallest text in px, at its natural size (from its attributes)."""
+    width = re.search(r'<svg[^>]*\bwidth="([\d.]+)(pt)?"', svg_text)
+    px = float(width.group(1)) * (4 / 3 if width.group(2) else 1)
+    view_width = float(re.search(r'viewBox="[\d.-]+ [\d.-]+ ([\d.]+)', svg_text).group(1))
+    sizes = [
+        float(m) for m in re.findall(r'<text[^>]*font-size="([\d.]+)"[^>]*>[^<]*\S[^<]*</text>', svg_text)
+    ]
+    return px, min(sizes) * px / view_width
+
+
+def open_file_browser(page) -> None:
+    page.evaluate(
+        "async () => { if (window.jupyterapp.shell.leftCollapsed) "
+        "await window.jupyterapp.commands.execute('filebrowser:activate'); }"
+    )
+    expect(page.locator(".jp-FileBrowser")).to_be_visible()
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (1024, 768), (1900, 1000)])
+def test_lab_stepper_fits_with_the_file_browser_open(lab_page, width, height):
+    page = lab_page
+    page.set_viewport_size({"width": width, "height": height})
+    open_file_browser(page)
+    widget = page.locator(".jp-OutputArea-output .agv-stepper").nth(0)
+    widget.scroll_into_view_if_needed()  # JupyterLab skips laying out cells out of sight
+    page.wait_for_timeout(600)  # the ResizeObserver's new layout
+    got = widget.evaluate(MEASURE)
+    natural_width, natural_smallest = natural_size(
+        widget.locator(".agv-picture svg").evaluate("e => e.outerHTML")
+    )
+    # beside, the picture would get the widget's width less the panel (360 px) and the gap (12 px)
+    beside_px = natural_smallest * min(1.0, (got["width"] - 372) / natural_width)
+    print(width, {k: round(v, 1) if isinstance(v, float) else v for k, v in got.items()}, round(beside_px, 1))
+    assert got["panel"] == ("beside" if beside_px >= 10 else "below"), (got, beside_px)
+    assert got["smallest"] >= 10 - 0.05, got
+    assert got["legend_fits"], got
+    assert got["base_font"] >= 12 and got["smallest_ui_font"] >= 12, got
+    widget.screenshot(path=ARTIFACTS / f"stepper_lab_fit_{width}.png")
+    if width == 1280:
+        assert got["panel"] == "below"  # 848 px of output: beside, the text would be 8.4 px
+    if width == 1900:
+        assert got["panel"] == "beside"
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def test_lab_keys_step_when_the_stepper_has_the_focus(lab_page):
+    page = lab_page
+    widget = page.locator(".jp-OutputArea-output .agv-stepper").nth(0)
+    widget.scroll_into_view_if_needed()
+    click(widget, ".agv-reset") if position(widget) else None
+    active_cell = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
+    widget.locator(".agv-title").click()  # a click gives the stepper the focus
+    cell_before = page.evaluate(active_cell)
+    for key, expected in [("ArrowRight", 1), ("ArrowRight", 2), ("ArrowLeft", 1), ("End", 5), ("Home", 0)]:
+        page.keyboard.press(key)
+        expect(widget).to_have_attribute("data-position", str(expected), timeout=10_000)
+    page.keyboard.press("Space")
+    expect(widget.locator(".agv-play")).to_have_text("❚❚ Pause")
+    expect(widget).to_have_attribute("data-position", "1", timeout=10_000)
+    page.keyboard.press("Space")
+    expect(widget.locator(".agv-play")).to_have_text("▶ Play")
+    paused = position(widget)
+    page.wait_for_timeout(1500)
+    assert position(widget) == paused
+    # the notebook did not act on those keys as well: the same cell is active
+    assert page.evaluate(active_cell) == cell_before
+    page.keyboard.press("Home")
+    expect(widget).to_have_attribute("data-position", "0")
+    # with the focus elsewhere, the keys are the notebook's again
+    page.locator(".jp-Cell").nth(2).locator(".jp-InputArea-prompt").click()
+    page.keyboard.press("End")
+    page.wait_for_timeout(500)
+    assert position(widget) == 0
+
+
+def test_html_export_keys(offline_page, tmp_path):
+    widget = open_export(offline_page, tmp_path)
+    offline_page.keyboard.press("ArrowRight")
+    page_wide_key_ignored = position(widget) == 0  # no focus yet: the page keeps its keys
+    widget.focus()
+    offline_page.keyboard.press("ArrowRight")
+    expect(widget).to_have_attribute("data-position", "1")
+    offline_page.keyboard.press("End")
+    expect(widget).to_have_attribute("data-position", "5")
+    offline_page.keyboard.press("ArrowRight")  # at the end: stays
+    offline_page.keyboard.press("Home")
+    expect(widget).to_have_attribute("data-position", "0")
+    assert page_wide_key_ignored
+
+
+def test_lab_custom_function_panel_in_both_languages(lab_page):
+    page = lab_page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_file_browser(page)
+    for index, (language_line, code_line) in enumerate(
+        [
+            ("its backward is your code", "return grad_output * 3 * x**2"),
+            ("它的反向传播是你写的代码", "(x,) = ctx.saved_tensors"),
+        ]
+    ):
+        widget = page.locator(".jp-OutputArea-output .agv-stepper").nth(2 + index)
+        widget.scroll_into_view_if_needed()
+        page.wait_for_timeout(600)
+        expect(widget).to_have_attribute("data-position", "2")
+        panel = widget.locator(".agv-panel")
+        assert language_line in panel.text_content() and code_line in panel.text_content()
+        code = widget.locator("pre.agv-code")
+        # the user's code is shown whole: no line cut off, no sideways scrolling for this small one
+        assert code.evaluate("e => e.scrollWidth <= e.clientWidth"), code.evaluate(
+            "e => [e.scrollWidth, e.clientWidth]"
+        )
+        assert code.evaluate("e => parseFloat(getComputedStyle(e).fontSize)") >= 12
+        got = widget.evaluate(MEASURE)
+        assert got["smallest"] >= 10 - 0.05 and got["legend_fits"], got
+        widget.screenshot(path=ARTIFACTS / f"stepper_lab_function_{'en' if index == 0 else 'zh'}.png")
+    zh = page.locator(".jp-OutputArea-output .agv-stepper").nth(3)
+    assert zh.locator(".agv-next").text_content() == "前进 ▶"
+    assert zh.locator(".agv-legend").text_content() == "已完成当前等待中未触及"
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def _stored_notebook(path: Path) -> None:
+    """A notebook as saved after a run, and opened later: its outputs are the stepper's
+    mime bundle, and nothing signs it, so JupyterLab opens it untrusted."""
+    nbformat = pytest.importorskip("nbformat")
+    g = run(SEED_SOURCE)
+    data, metadata = agv.BackwardStepper(g["e"], names=g)._repr_mimebundle_()
+    cell = nbformat.v4.new_code_cell(
+        "stepper = agv.BackwardStepper(e, names=locals())\nstepper", execution_count=1
+    )
+    cell.outputs = [nbformat.v4.new_output("display_data", data=data, metadata=metadata)]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+def test_lab_untrusted_notebook_shows_the_static_first_frame(browser, lab):
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(lab.replace("stepper.ipynb", "stored.ipynb"), timeout=90_000)
+        output = page.locator(".jp-OutputArea-output").first
+        expect(output).to_be_visible(timeout=90_000)
+        assert not page.evaluate("window.jupyterapp.shell.currentWidget.content.model.cells.get(0).trusted")
+        picture = output.locator("img")
+        expect(picture).to_be_visible(timeout=30_000)
+        box = picture.bounding_box()
+        assert box["width"] > 300 and box["height"] > 100
+        assert picture.evaluate("e => e.complete && e.naturalWidth") > 300  # the SVG decoded
+        text = output.text_content()
+        assert "Start: 5 steps to go" in text and "run the cell to step" in text
+        assert "<autogradviz BackwardStepper" not in text
+        output.screenshot(path=ARTIFACTS / "stepper_lab_untrusted.png")
+    finally:
+        page.close()

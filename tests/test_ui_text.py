@@ -20,7 +20,8 @@ def test_chinese_strings_are_chinese():
     untranslated = [
         key
         for key, entry in ui_text.TABLE.items()
-        if entry["zh"] == entry["en"] and any(ch.isalpha() and ch.isascii() for ch in entry["en"])
+        if entry["zh"] == entry["en"]
+        and any(ch.isalpha() and ch.isascii() for ch in entry["en"])
         and not key.endswith(".same")
     ]
     assert untranslated == []

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import device as _device
 from . import dtypes, random
+from .grad_mode import _state as _grad_state
 from .random import Generator
 from .tensor import Tensor, _make, as_array, refuse_integer_grad
 
@@ -25,7 +26,7 @@ _ONLY_FLOATS = "Only Tensors of floating point and complex dtype can require gra
 
 
 def _finish(array: np.ndarray, requires_grad: bool) -> Tensor:
-    t = _make(array)
+    t = _inference_marked(_make(array))
     if requires_grad:
         refuse_integer_grad(t, _ONLY_FLOATS)
         t.requires_grad = True
@@ -94,7 +95,15 @@ def from_numpy(array: np.ndarray) -> Tensor:
             f"from_numpy shares the array's memory, so it needs float32, float64, int64 or bool "
             f"data, not {array.dtype}. Use agv.tensor(array) to copy it instead"
         )
-    return _make(array)
+    return _inference_marked(_make(array))
+
+
+def _inference_marked(t: Tensor) -> Tensor:
+    """As in PyTorch, a tensor made inside `agv.inference_mode()` (by a factory
+    function too, not only by an op) is an inference tensor: `t.is_inference()`."""
+    if _grad_state.inference:
+        t._meta = {"inference": True}
+    return t
 
 
 def _is_int(n) -> bool:

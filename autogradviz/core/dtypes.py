@@ -76,7 +76,8 @@ def to_dtype(value) -> DType:
     legacy type names like "torch.FloatTensor", and the classes agv.FloatTensor and
     friends (anything with a `dtype` attribute that is a DType)."""
     if isinstance(value, DType):
-        found = value
+        # a subclass (autogradviz.paddle's VarType, printed VarType.FP32) means the dtype of its name
+        found = value if type(value) is DType else _BY_NAME[value.name]
     elif value is float:  # a Python float is a double: PyTorch maps the type to float64 too
         found = float64
     elif value is int:

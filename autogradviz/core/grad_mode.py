@@ -108,13 +108,14 @@ class inference_mode(_GradMode):  # noqa: N801
     as PyTorch's does). Usable as `@agv.inference_mode`, `@agv.inference_mode()`
     or `@agv.inference_mode(False)`.
 
-    Where autogradviz differs, to keep ops fast outside the mode: only the
-    results of ops are marked (a tensor made by a factory function, `agv.zeros(3)`,
-    or a view such as `y[0]` made outside the mode, is a normal tensor here, an
-    inference tensor in PyTorch); and `enable_grad()` inside the mode switches
-    recording back on, where PyTorch's inference mode still records nothing.
-    In-place changes to an inference tensor outside the mode are not refused yet
-    (`check_inplace_allowed` below has PyTorch's error, for the in-place ops to call).
+    As in PyTorch, every tensor made inside is an inference tensor: the results
+    of ops, and the tensors of factory functions (`agv.zeros(3)`, `agv.randn`,
+    `agv.tensor(...)`, see creation.py). `enable_grad()` inside the mode turns
+    grad mode on (`is_grad_enabled()` is True) but the mode still records
+    nothing: `(w * 2).grad_fn` is None even for a `w` that requires grad.
+
+    Where autogradviz still differs: `agv.Tensor([1.0])` (the class called as a
+    constructor) made inside the mode is a normal tensor here.
     """
 
     def __new__(cls, mode=True):

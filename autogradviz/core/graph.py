@@ -220,6 +220,7 @@ class Node:
     def unpack_saved(self, as_tensors: bool = False) -> tuple:
         """The saved values, after checking that none was freed by an earlier
         backward, or changed in place since it was saved."""
+        __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
         if self._saved is None:
             raise RuntimeError(
                 "Trying to backward through the graph a second time (or directly access saved "

@@ -15,6 +15,8 @@ implements the same two, and the same drawings and stepper then show it.
 
 from __future__ import annotations
 
+import importlib
+import sys
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -134,9 +136,18 @@ AUTOGRADVIZ = AutogradvizTensors()
 READERS: list[GraphTensors] = [AUTOGRADVIZ]
 
 
+# The adapter for another library, by the top-level module its tensor types come
+# from: loaded the first time one of its tensors is drawn (it appends its reader).
+ADAPTERS: dict[str, str] = {"torch": "autogradviz.torch"}
+
+
 def reader_for(value) -> GraphTensors | None:
     """The reader for a tensor of any known library, or None."""
     for reader in READERS:
         if reader.is_tensor(value):
             return reader
+    adapter = ADAPTERS.get(type(value).__module__.partition(".")[0])
+    if adapter is not None and adapter not in sys.modules:
+        importlib.import_module(adapter)  # by name: core imports nothing above it
+        return reader_for(value)
     return None

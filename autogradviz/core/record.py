@@ -59,7 +59,8 @@ def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
         _observer(node_class)
     out = _make(data)
     result = out._data
-    if not _grad_mode.enabled:
+    # inference mode records nothing, even with enable_grad() inside it (as in PyTorch)
+    if not _grad_mode.enabled or _grad_mode.inference:
         if _grad_mode.inference:  # results made in inference mode are inference tensors
             out._meta = {"inference": True}
         return _paddle_result(out, inputs) if paddle_in_use else out

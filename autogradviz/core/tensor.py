@@ -83,6 +83,9 @@ class Tensor:
 
     @property
     def dtype(self) -> dtypes.DType:
+        meta = self._meta
+        if meta is not None and "paddle" in meta:  # autogradviz.paddle: Paddle prints it as VarType.FP32
+            return meta["paddle"].dtype(dtypes.from_numpy_dtype(self._data.dtype))
         return dtypes.from_numpy_dtype(self._data.dtype)
 
     def is_floating_point(self) -> bool:
@@ -506,7 +509,8 @@ def as_array(data, dtype=None) -> np.ndarray:
                     f"value cannot be converted to type {target.name} without overflow: {array[bad].flat[0]} "
                     f"({target.name} holds integers from {info.min} to {info.max})"
                 )
-        array = array.astype(target.numpy)
+        with np.errstate(over="ignore"):  # 1e308 as float32 is inf, silently as in PyTorch
+            array = array.astype(target.numpy)
     return array
 
 

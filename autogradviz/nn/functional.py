@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from .. import ops
-from ..core import creation, random
+from ..core import creation, dtypes, random
 from ..core.grad_mode import no_grad
 from ..core.graph import Node
 from ..core.record import record
@@ -212,7 +212,12 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, _la
     indices, w = operand(input), operand(weight)
     who = "embedding" if _layer is None else repr(_layer)
     if indices._data.dtype.kind not in "iu":
-        raise RuntimeError(f"{who}: indices must be integers (agv.int64), got {indices.dtype!r}")
+        # PyTorch's sentence first, then the hint, with dtypes named as tensors print them
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, "
+            f"Int; but got {dtypes.type_name(indices.dtype)} instead (while checking arguments for "
+            f"embedding). {who}: the indices must be integers ({dtypes.int64}), got {indices.dtype}"
+        )
     rows = w.shape[0]
     bad = (indices._data < 0) | (indices._data >= rows)
     if bad.any():
@@ -271,7 +276,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     labels = operand(tensor)._data
     if labels.dtype.kind not in "iu":
         raise RuntimeError(
-            f"one_hot is only applicable to index tensor of type LongTensor (agv.int64), got {labels.dtype}"
+            "one_hot is only applicable to index tensor of type LongTensor. The class indices must be "
+            f"{dtypes.int64}, got {dtypes.from_numpy_dtype(labels.dtype)}"
         )
     if num_classes < 0:
         num_classes = int(labels.max()) + 1 if labels.size else 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
+from ..core import dtypes
 from ..core.grad_mode import _state as _grad_mode
 from ..core.graph import Node
 from ..core.record import record
@@ -55,8 +56,14 @@ def _class_index(op: str, input, target, ignore_index: int) -> tuple:
     positions picked, (n, target[n], ...), and the mask of targets not ignored."""
     if target._data.dtype.kind not in "iu":
         raise RuntimeError(
-            f"{op}: expected target dtype to be Long (agv.int64) for class indices, got {target.dtype!r} target of shape "
-            f"{target.shape}; for class probabilities, pass a float target of the input's shape {input.shape}"
+            f"expected target dtype to be Long or Byte, but got {dtypes.scalar_type_name(target.dtype)}. "
+            f"{op}: class indices are {dtypes.int64}, got a {target.dtype} target of shape "
+            f"{tuple(target.shape)}"
+            + (
+                f"; for class probabilities, pass a float target of the input's shape {tuple(input.shape)}"
+                if op == "cross_entropy"
+                else ""
+            )
         )
     expected = () if input.ndim == 1 else input.shape[:1] + input.shape[2:]
     if target.shape != expected:

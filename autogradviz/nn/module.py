@@ -64,6 +64,7 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
+        __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
         starts = _graph_inputs(args)  # before forward: an in-place op may rebase an input
         out = self.forward(*args, **kwargs)
         for hook in list(self._forward_hooks.values()):
@@ -422,6 +423,7 @@ class Sequential(Module):
                 self.add_module(str(index), module)
 
     def forward(self, input):
+        __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
         for module in self._modules.values():
             input = module(input)
         return input

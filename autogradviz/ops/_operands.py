@@ -14,6 +14,15 @@ from ..core.tensor import Tensor, _make
 F64 = np.dtype("float64")
 F32 = np.dtype("float32")
 
+# numpy warns on overflow, 0/0, log(0) and the like; PyTorch returns inf or nan silently.
+# autogradviz/__init__.py installs a warnings filter for autogradviz's modules, but a
+# filter is not enough: one installed at import time is dropped by any
+# `warnings.catch_warnings()` around that import (pytest imports test modules inside
+# one, so under pytest the filter is gone), and it misses warnings that numpy raises
+# from its own Python code (np.sum, np.clip). So the hot paths, binary ops here and
+# every backward formula (engine.py), compute under np.errstate(**QUIET_NUMPY).
+QUIET_NUMPY = {"all": "ignore"}
+
 
 def operand(x):
     """A tensor stays a tensor and a Python number stays a number (it needs no
@@ -69,9 +78,10 @@ def binary(op: str, fn, a, b) -> np.ndarray:
         target = result_type(x, y)
     if fn is np.true_divide and target.kind != "f":
         target = F32  # true division: 1 / 2 is 0.5 for integer tensors too
-    x, y = _in_dtype(x, target), _in_dtype(y, target)
     try:
-        out = fn(x, y)
+        with np.errstate(**QUIET_NUMPY):  # 1e38 * 10 in float32 is inf, as in PyTorch
+            x, y = _in_dtype(x, target), _in_dtype(y, target)
+            out = fn(x, y)
     except TypeError:
         if target.kind != "f" or not op.startswith("bitwise_"):
             raise

@@ -12,6 +12,7 @@ import numpy as np
 from ..core.graph import OUTPUT, Node
 from ..core.record import record
 from ..core.tensor import Tensor
+from . import numpy_math
 from ._operands import binary, data, factors_to_save, is_bool, operand
 from .broadcast import sum_to
 
@@ -170,7 +171,7 @@ class PowBackward0(Node):
         p = self.args
         if p == 0:  # a⁰ is the constant 1: zeros, as in PyTorch, even for an inf or nan g
             return (xp.zeros_like(g),)
-        return (g * p * a ** (p - 1),)
+        return (g * p * xp.power(a, p - 1),)  # xp.power: a ** -0.5 as PyTorch's rsqrt
 
 
 # c = a ** b, b a tensor --------------------------------------------------------------
@@ -181,6 +182,14 @@ class PowBackward1(Node):
     rules = ("∂(aᵇ)/∂a = b·aᵇ⁻¹", "∂(aᵇ)/∂b = aᵇ·ln a")
 
     def vjp(self, xp, g, a, b, out):
+        if self.needs(0) and _is_bool_array(b):
+            # PyTorch's formula b·aᵇ⁻¹ computes b - 1, which it refuses for a bool b
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead. "
+                "(The backward of a ** b computes b - 1, and the exponent b is a bool tensor: "
+                "convert it first, for example a ** b.float().)"
+            )
         # in the output's dtype: float32 ** float64 (b with dimensions) is float64, and
         # ln a taken in float32 would leave b's float64 gradient with float32's digits
         a = xp.to(a, out.dtype)
@@ -195,7 +204,7 @@ class PowBackward1(Node):
 
 def pow(a, b):  # noqa: A001 - PyTorch's name
     a, b = operand(a), operand(b)
-    power = np.power
+    power = numpy_math.power  # np.power, except a ** -0.5, which PyTorch computes as rsqrt(a)
     if hasattr(b, "_data") and _integral(a) and _integral(b):
         if is_bool(a) and is_bool(b):
             raise NotImplementedError(
@@ -217,6 +226,11 @@ def pow(a, b):  # noqa: A001 - PyTorch's name
     return record(PowBackward1, out, (a, b), saved=(a, b, OUTPUT))
 
 
+def _is_bool_array(x) -> bool:
+    """A bool array (plain backward) or bool tensor (create_graph=True)."""
+    return getattr(x, "_data", x).dtype.kind == "b"
+
+
 def _integral(x) -> bool:
     """An integer or bool tensor, or a Python int or bool."""
     if type(x) is Tensor:
@@ -231,7 +245,9 @@ def _integer_power(x, y):
     negative = np.asarray(y) < 0
     if not negative.any():
         return np.power(x, y)
-    out = np.power(x, np.where(negative, np.negative(y), y))
+    # only the parity of a negative exponent matters (for -1). Taking y % 2, not -y,
+    # also works for INT64_MIN, whose negation overflows back to itself
+    out = np.power(x, np.where(negative, y % 2, y))
     return np.where(negative & (np.abs(x) != 1), 0, out)
 
 
@@ -353,9 +369,13 @@ def matmul(a, b):
             f"matmul: expected both arguments to have the same dtype, but got {x.dtype} and {y.dtype} "
             f"(shapes {x.shape} and {y.shape}); convert one first, for example b.to(a.dtype)"
         )
-    if x.dtype.kind == "b":
+    # PyTorch has no bool kernel for a product with terms to add up; with none (an
+    # empty result, or an inner size of 0) it returns False-filled bools, except for
+    # vector @ vector, which always goes to its "dot" kernel
+    if x.dtype.kind == "b" and (x.ndim == y.ndim == 1 or (out.size and x.shape[-1])):
+        kernel = "dot" if x.ndim == y.ndim == 1 else "addmv_impl_cpu" if y.ndim == 1 else "addmm_impl_cpu_"
         raise NotImplementedError(
-            f"matmul: \"addmm_impl_cpu_\" not implemented for 'Bool': both arguments are bool "
+            f"matmul: \"{kernel}\" not implemented for 'Bool': both arguments are bool "
             f"(shapes {x.shape} and {y.shape}); convert first, for example a.long() @ b.long()"
         )
     node = _MATMUL_NODES.get((x.ndim, y.ndim), MatmulBackward0)

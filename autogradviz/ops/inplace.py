@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes, random, views
+from ..core.creation import tensor
 from ..core.grad_mode import _state as _grad_state
 from ..core.grad_mode import check_inplace_allowed, no_grad
 from ..core.graph import Node
@@ -23,11 +24,13 @@ from ..core.tensor import Tensor, _make
 from . import arithmetic, pointwise
 from ._operands import data, operand
 from .broadcast import sum_to
-from .shape import expand, frozen_index, index_steps, to_index
+from .shape import expand, frozen_index, getitem, index_steps, to_index
 
 
-def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None) -> Tensor:
-    """Overwrite `t` with `compute(old t)`, recording the op if autograd needs to."""
+def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None, check_overlap=None) -> Tensor:
+    """Overwrite `t` with `compute(old t)`, recording the op if autograd needs to.
+    `check_overlap` replaces the default check that a tensor operand `other` does not
+    share memory with `t` in a way PyTorch refuses (x[idx] = v checks its own way)."""
     check_inplace_allowed(t)  # an inference tensor stays as it is outside inference_mode
     grad_mode = _grad_state.enabled
     base = t._extra("base") if t._meta is not None else None
@@ -36,14 +39,27 @@ def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None) -> Tensor:
         or (isinstance(other, Tensor) and other._requires_grad)
         or (base is not None and views.view_chain(t)[-1]._requires_grad)
     )
-    if ufunc is not None and not recording and _write_in_place(t, ufunc, other):
-        return t
+    # PyTorch's order: first the leaf rules, then the memory checks, then the work
     if grad_mode and t._requires_grad and t._grad_fn is None:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation. "
             f"({name} would change a leaf that requires grad: wrap the update in `with agv.no_grad():`, "
             "or change `.data`, which autograd does not track.)"
         )
+    if recording and base is not None:
+        root = views.view_chain(t)[-1]
+        if root._grad_fn is None and root._requires_grad:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place operation. "
+                f"({name} would change a view of a leaf that requires grad: wrap the update in "
+                "`with agv.no_grad():`, or clone() the leaf first.)"
+            )
+    if check_overlap is not None:
+        check_overlap()
+    elif isinstance(other, Tensor):
+        refuse_shared_memory(name, t._data, other._data)
+    if ufunc is not None and not recording and _write_in_place(t, ufunc, other):
+        return t
     if recording and base is not None:
         return _inplace_on_view(t, name, compute)
     if recording:
@@ -68,23 +84,102 @@ def _write(t: Tensor, name: str, result: Tensor) -> None:
         raise RuntimeError(
             f"{name}: output with shape {t.shape} doesn't match the broadcast shape {result.shape}"
         )
-    try:
-        np.copyto(t._data, result._data, casting="same_kind")
-    except TypeError:
+    if not np.can_cast(result._data.dtype, t._data.dtype, casting="same_kind"):
         raise RuntimeError(  # PyTorch's sentence first, then which op
             f"result type {_torch_dtype_name(result._data)} can't be cast to "
             f"the desired output type {_torch_dtype_name(t._data)} ({name}: the "
             f"result is {result.dtype!r}, the tensor {t.dtype!r}; convert the tensor first, e.g. x.float())"
-        ) from None
-    except ValueError:
-        if any(view._extra("replay")[0] is expand for view in views.view_chain(t)[:-1]):  # PyTorch's words
-            raise RuntimeError(
-                f"{name}: unsupported operation: more than one element of the written-to tensor "
-                "refers to a single memory location. Please clone() the tensor before performing "
-                "the operation. (It is an expand()-ed view, whose elements share memory.)"
-            ) from None
-        raise RuntimeError(f"{name}: this tensor's memory is read-only; clone() it first") from None
+        )
+    if t._data.flags.writeable:
+        np.copyto(t._data, result._data, casting="same_kind")
+    elif _shows_an_expand(t):
+        _write_through_root(t, name, result._data)
+    else:
+        raise RuntimeError(f"{name}: this tensor's memory is read-only; clone() it first")
     t._bump_version()
+
+
+def _shows_an_expand(t: Tensor) -> bool:
+    """Is t an expand()-ed view, or a view of one?"""
+    return t._meta is not None and any(
+        view._extra("replay")[0] is expand for view in views.view_chain(t)[:-1]
+    )
+
+
+def _positions_in_root(root: Tensor, replays: list) -> np.ndarray:
+    """Which position of the root (numbered 0, 1, 2, ... in its shape) each element
+    of a view shows: the view ops replayed on that numbering."""
+    with no_grad():
+        numbering = _make(np.arange(root._data.size).reshape(root.shape))
+        return views.replay(numbering, replays)._data.copy()
+
+
+def _write_through_root(t: Tensor, name: str, values: np.ndarray) -> None:
+    """Write into a view of an expand()-ed tensor. numpy marks every expanded array
+    read-only, since its elements share memory; PyTorch refuses such a write only
+    if two of the written elements are one memory location (x.expand(3).mul_(2)), and
+    allows it otherwise (x.expand(1, 2).mul_(2), x.expand(3, 2)[0].mul_(2)). So the
+    values go into the root's own memory, at the positions the view shows."""
+    chain = views.view_chain(t)
+    root = chain.pop()
+    chain.reverse()
+    positions = _positions_in_root(root, [view._extra("replay") for view in chain]).ravel()
+    # fill_ (and zero_) is the exception: it gives every copy the same value, and PyTorch
+    # does not check (x.expand(3).zero_() works)
+    if name != "fill_" and np.unique(positions).size < positions.size:  # PyTorch's words
+        raise RuntimeError(
+            f"{name}: unsupported operation: more than one element of the written-to tensor "
+            "refers to a single memory location. Please clone() the tensor before performing "
+            "the operation. (It is an expand()-ed view, whose elements share memory.)"
+        )
+    if not root._data.flags.writeable:
+        raise RuntimeError(f"{name}: this tensor's memory is read-only; clone() it first")
+    root._data.flat[positions] = values.ravel()
+
+
+# PyTorch's test of whether an in-place op's operand shares memory with the tensor it
+# writes (get_overlap_status in ATen). Writing x.mul_(x) is fine (each element reads
+# itself before it is overwritten), but in x[1:].add_(x[:-1]) an element would be read
+# after it was overwritten, and the result would depend on the order of the loop: refused.
+def _is_dense(array: np.ndarray) -> bool:
+    """No gaps and no repeats: the elements fill one block of memory (in some order of
+    the dims). PyTorch's is_non_overlapping_and_dense; dims of size 1 do not count."""
+    expected = array.itemsize
+    for stride, size in sorted((st, n) for st, n in zip(array.strides, array.shape) if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def memory_overlap(a: np.ndarray, b: np.ndarray) -> str:
+    """How a and b share memory: "no", "full" (the same elements, laid out the same
+    way), "partial", or "unknown" (one has gaps or repeats: PyTorch looks no further)."""
+    if a.size == 0 or b.size == 0:
+        return "no"
+    if not (_is_dense(a) and _is_dense(b)):
+        return "unknown"
+    a_start, b_start = a.ctypes.data, b.ctypes.data
+    a_end, b_end = a_start + a.nbytes, b_start + b.nbytes
+    if (a_start, a_end) == (b_start, b_end):
+        same_layout = a.shape == b.shape and all(
+            sa == sb for sa, sb, n in zip(a.strides, b.strides, a.shape) if n != 1
+        )
+        return "full" if same_layout else "partial"
+    return "partial" if a_start < b_end and b_start < a_end else "no"
+
+
+def refuse_shared_memory(name: str, written: np.ndarray, operand: np.ndarray, full_too: bool = False) -> None:
+    """PyTorch's error for an operand that overlaps the memory being written: partly
+    (for every in-place op), or even fully (for x[list or mask] = v)."""
+    status = memory_overlap(written, operand)
+    if status == "partial" or (full_too and status == "full"):
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to tensor "
+            "refer to a single memory location. Please clone() the tensor before performing the "
+            f"operation. ({name}: the operand shares memory with the tensor written into; "
+            "clone() the operand, for example x[1:] = x[:-1].clone().)"
+        )
 
 
 # in-place ops on views ---------------------------------------------------------------------
@@ -116,13 +211,7 @@ class CopySlices(Node):
 
 def _inplace_on_view(t: Tensor, name: str, compute) -> Tensor:
     chain = views.view_chain(t)
-    root = chain.pop()
-    if root._grad_fn is None and root._requires_grad:
-        raise RuntimeError(
-            "a view of a leaf Variable that requires grad is being used in an in-place operation. "
-            f"({name} would change a view of a leaf that requires grad: wrap the update in "
-            "`with agv.no_grad():`, or clone() the leaf first.)"
-        )
+    root = chain.pop()  # (_inplace has checked that it is not a leaf that requires grad)
     chain.reverse()  # from the root's first view down to t
     replays = [view._extra("replay") for view in chain]
     # 1. the view's value now, read from the root's current history; `compute`
@@ -136,9 +225,7 @@ def _inplace_on_view(t: Tensor, name: str, compute) -> Tensor:
     # 2. the root's new history: CopySlices of its old history and the new value.
     #    Which positions of the root the view shows: replay the view ops on the
     #    numbers 0, 1, 2, ... laid out in the root's shape.
-    with no_grad():
-        numbering = _make(np.arange(root._data.size).reshape(root.shape))
-        positions = views.replay(numbering, replays)._data.copy()
+    positions = _positions_in_root(root, replays)
     written = np.zeros(root._data.size, dtype=bool)
     written[positions.ravel()] = True
     written = written.reshape(root.shape)
@@ -163,10 +250,12 @@ def _write_in_place(t: Tensor, ufunc, other) -> bool:
 
 
 def add_(t, other):
+    __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     return _inplace(t, "add_", lambda old: arithmetic.add(old, other), other, np.add)
 
 
 def sub_(t, other):
+    __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     # PyTorch refuses a bool on either side of -, in place too (after its leaf rule),
     # before anything is written; numpy's fast path below would just subtract
     if not (_grad_state.enabled and t._requires_grad and t._grad_fn is None):
@@ -175,18 +264,22 @@ def sub_(t, other):
 
 
 def mul_(t, other):
+    __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     return _inplace(t, "mul_", lambda old: arithmetic.mul(old, other), other, np.multiply)
 
 
 def div_(t, other):
+    __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     return _inplace(t, "div_", lambda old: arithmetic.div(old, other), other, np.true_divide)
 
 
 def pow_(t, other):
+    __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     return _inplace(t, "pow_", lambda old: arithmetic.pow(old, other), other)
 
 
 def clamp_(t, min=None, max=None):  # noqa: A002
+    __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     return _inplace(t, "clamp_", lambda old: pointwise.clamp(old, min, max))
 
 
@@ -201,6 +294,7 @@ class FillBackward0(Node):
 
 
 def fill_(t, value):
+    __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     value = float(value) if t._data.dtype.kind == "f" else value
     if t._data.dtype.kind in "iu" and not _fits_int64(value):
         raise RuntimeError(
@@ -216,6 +310,7 @@ def _fits_int64(value) -> bool:
 
 
 def zero_(t):
+    __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     return fill_(t, 0)
 
 
@@ -264,6 +359,7 @@ class CopyBackwards(Node):
 
 
 def copy_(t, src):
+    __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     src = operand(src)
 
     def compute(old):
@@ -344,6 +440,19 @@ def _check_index_put_dtypes(t: Tensor, index, value: Tensor) -> None:
     )
 
 
+def _indexed_shape(array: np.ndarray, steps: list) -> tuple:
+    """The shape of the positions the index steps pick, or an IndexError that
+    names the tensor's shape."""
+    picked = array
+    try:
+        for step in steps:
+            picked = picked[step]
+    except IndexError as error:
+        message = str(error).replace(" for axis ", " for dimension ")  # PyTorch's word
+        raise IndexError(f"x[index] = value: {message} (the tensor has shape {array.shape})") from None
+    return picked.shape
+
+
 def setitem(t, index, value):
     check_inplace_allowed(t)
     given = index
@@ -358,11 +467,8 @@ def setitem(t, index, value):
         written = np.zeros(old.shape, dtype=bool)
         # with two steps, the first only picks positions (ints): a view, so
         # writing into it writes into `out`
+        target_shape = _indexed_shape(out, steps)
         part, seen = (out[steps[0]], written[steps[0]]) if len(steps) == 2 else (out, written)
-        try:
-            target_shape = part[steps[-1]].shape
-        except IndexError as error:
-            raise IndexError(f"x[index] = value: {error} (the tensor has shape {old.shape})") from None
         try:
             part[steps[-1]] = _fitted(_without_leading_ones(data(value), len(target_shape)), target_shape)
         except ValueError:
@@ -381,6 +487,11 @@ def setitem(t, index, value):
         )
 
     parts = index if isinstance(index, tuple) else (index,)
+    if _grad_state.enabled and t._requires_grad:
+        # PyTorch first makes the view that the ints and slices of the index pick, and
+        # only then refuses to change a leaf (or a view of one): x[5] = v on a leaf of
+        # size 1 is an IndexError (but x[[5]] = v the leaf's RuntimeError)
+        _indexed_shape(t._data, [_basic_part(parts)])
     # x[...] = v writes into x itself, as copy_ does
     basic = all(type(i) in (int, slice, type(None), type(Ellipsis)) for i in parts) and parts != (Ellipsis,)
     if basic and _grad_state.enabled and t._requires_grad and t._grad_fn is None:
@@ -390,7 +501,62 @@ def setitem(t, index, value):
             "(x[index] = value would change a leaf that requires grad: wrap the update in "
             "`with agv.no_grad():`, or change `.data`, which autograd does not track.)"
         )
-    _inplace(t, "x[index] = value", compute, value)
+    positions = [p for p in parts if isinstance(p, np.ndarray)]  # lists, masks, index tensors
+    if not positions and _shows_an_expand(t):
+        # PyTorch writes x[0] = v into the view x[0], which for an expand()-ed x may be
+        # one element that all the copies share (x.expand(3)[0] = 5 is allowed, and
+        # changes all three): do the same, so that only the view's elements are written
+        target = getitem(t, given)
+        if not value_is_tensor:  # a number is copied (not filled) in PyTorch, and checked as a copy
+            value = tensor(value)
+        while value.ndim > target.ndim and value.shape[0] == 1:  # x[0] = tensor([5.])
+            value = value[0]
+        copy_(target, value)
+        return
+
+    def check_overlap():
+        # PyTorch writes into the view that the ints and slices pick; with lists or masks
+        # it refuses an operand that shares any memory with that view (an "index put"),
+        # except for one mask and one value, which it does as a masked fill
+        region = _written_region(t._data, parts)
+        masked_fill = (  # (a 0-d mask is an index put in PyTorch: x[x > 0] = x raises for a 0-d x)
+            len(positions) == 1
+            and positions[0].dtype == bool
+            and positions[0].ndim > 0
+            and np.size(data(value)) == 1
+        )
+        # x[0:2] = v for a 0-d v of another shape is a fill in PyTorch: it reads v first
+        fill = not positions and value_is_tensor and value.ndim == 0 and region.shape != ()
+        if value_is_tensor and not masked_fill and not fill:
+            # PyTorch's copy here ignores dims of size 1 (x[...] = x.view(1) and
+            # x.view(1, 2)[...] = x are x = x), unlike x.view(1, 2).mul_(x): compare without them
+            refuse_shared_memory(
+                "x[index] = value", region.squeeze(), value._data.squeeze(), full_too=bool(positions)
+            )
+        for array in positions:  # x[x] = ... for a bool x
+            refuse_shared_memory("x[index] = value", region, array, full_too=not masked_fill)
+
+    _inplace(t, "x[index] = value", compute, value, check_overlap=check_overlap)
+
+
+def _written_region(array: np.ndarray, parts: tuple) -> np.ndarray:
+    """The view of `array` that the ints and slices of an index pick (its lists and
+    masks kept whole): where PyTorch's x[index] = v writes."""
+    return array[_basic_part(parts)]
+
+
+def _basic_part(parts: tuple) -> tuple:
+    """The ints, slices, None and ... of an index, with a full slice for each dim
+    that a list or mask indexes."""
+    basic = []
+    for part in parts:
+        if isinstance(part, np.ndarray):
+            basic.extend([slice(None)] * (part.ndim if part.dtype == bool else 1))
+        else:
+            basic.append(part)
+    if not any(part is Ellipsis for part in basic):
+        basic.append(Ellipsis)  # so that numpy returns a view even for x[0] of a vector
+    return tuple(basic)
 
 
 # in-place math: x.sin_(), x.exp_(), x.relu_(), ... ----------------------------------------------

@@ -321,13 +321,15 @@ class LinalgVectorNormBackward0(Node):
     op = "norm"
     rules = (
         "∂‖a‖ₚ/∂a = sign(a)·|a|ᵖ⁻¹ / ‖a‖ₚᵖ⁻¹ (0 where ‖a‖ₚ = 0); p = 2: a/‖a‖; p = 1: sign(a); "
-        "p = ∞: sign(a) shared among the entries where |a| = ‖a‖; p = 0: 0",
+        "p = ∞: sign(a) shared among the entries where |a| = ‖a‖; p = 0: no gradient (None)",
     )
 
     def vjp(self, xp, g, a, norm):
         p, axes, keepdim = self.args
-        if p == 0:  # counting nonzeros: flat everywhere. (PyTorch returns no gradient at all)
-            return (xp.zeros_like(a),)
+        if p == 0:
+            # counting nonzeros is flat everywhere: as PyTorch does, send no gradient at
+            # all, so x.grad stays None (not zeros) after backward
+            return (None,)
         if not keepdim and axes:  # give g and the norm their reduced axes back, as size 1
             shape = tuple(1 if i in axes else n for i, n in enumerate(data(a).shape))
             g, norm = xp.reshape(g, shape), xp.reshape(norm, shape)
@@ -650,19 +652,54 @@ inverse = inv
 
 
 class LinalgDetBackward0(Node):
+    """∂det(A)/∂A is the cofactor matrix of A: det(A)·A⁻ᵀ when A is invertible.
+
+    At a singular A that formula has no inverse to use, but the cofactors still
+    exist: they are what finite differences measure (for A = [[1, 2], [2, 4]],
+    [[4, -2], [-2, 1]]). They come from the SVD A = U·diag(s)·Vᵀ as
+    det(U)·det(V)·U·diag(∏ⱼ≠ᵢ sⱼ)·Vᵀ, which is zero only where A has rank n − 2 or
+    less. This differs from PyTorch 2.13 on purpose: its det backward gives
+    zeros at an exactly singular A, and the cofactors at matrices as close to it
+    as one likes (torch.linalg.det of [[1, 2], [2, 4.000001]]).
+    Double backward (create_graph=True) at a singular A is not supported."""
+
     __slots__ = ()
     op = "det"
-    rules = ("∂det(A)/∂A = det(A)·A⁻ᵀ (for an invertible A)",)
+    rules = ("∂det(A)/∂A = det(A)·A⁻ᵀ, the cofactor matrix (from the SVD where A is singular)",)
     torch_name = None
 
     def vjp(self, xp, g, a, out):
         scale = xp.reshape(g * out, tuple(g.shape) + (1, 1))
-        inverse_of = np.linalg.inv if xp is numpy_math else inv
-        return (scale * _mT(xp, inverse_of(a)),)
+        if xp is not numpy_math:
+            try:
+                inverse = inv(a)
+            except LinAlgError:
+                raise LinAlgError(
+                    "linalg.det: double backward (create_graph=True) at a singular matrix is not "
+                    "supported: its first derivative (the cofactor matrix) is computed from an SVD"
+                ) from None
+            return (scale * _mT(xp, inverse),)
+        try:
+            return (scale * _mT(xp, np.linalg.inv(a)),)
+        except np.linalg.LinAlgError:  # some matrix of the batch is singular
+            return (xp.reshape(g, tuple(g.shape) + (1, 1)) * _cofactors(a),)
+
+
+def _cofactors(a: np.ndarray) -> np.ndarray:
+    """The cofactor matrix of each matrix of `a` (any rank), from its SVD."""
+    u, s, vt = np.linalg.svd(a.astype(np.float64))
+    n = s.shape[-1]
+    # ∏ⱼ≠ᵢ sⱼ for each i, without dividing by an sᵢ that may be 0
+    others = np.stack([np.prod(np.delete(s, i, axis=-1), axis=-1) for i in range(n)], axis=-1)
+    sign = np.linalg.det(u) * np.linalg.det(vt)  # ±1: U and V are orthogonal
+    cofactors = sign[..., None, None] * (u * others[..., None, :]) @ vt
+    return cofactors.astype(a.dtype)
 
 
 def det(A) -> Tensor:
-    """The determinant: the factor by which A scales volumes."""
+    """The determinant: the factor by which A scales volumes. Its gradient at a
+    singular matrix is the cofactor matrix, where PyTorch gives zeros (see
+    LinalgDetBackward0)."""
     A = operand(A)
     x = _square_float("det", A)
     out = np.asarray(np.linalg.det(x)).astype(x.dtype, copy=False)

@@ -18,6 +18,15 @@ sign = np.sign
 where = np.where
 
 
+def power(x, p):
+    """x ** p for an array x and a number p, as PyTorch computes it: np.power, except
+    that PyTorch computes x ** -0.5 as rsqrt(x) = 1 / sqrt(x), so (-inf) ** -0.5 is
+    nan (sqrt(-inf) is nan) and (-0.0) ** -0.5 is -inf, where C's pow gives 0 and inf."""
+    if type(p) is float and p == -0.5:
+        return np.reciprocal(np.sqrt(x))
+    return np.power(x, p)
+
+
 def zeros_like(x):
     """Zeros of x's shape and dtype: a gradient that is exactly 0, even where the
     upstream is inf or nan (g * 0 would give nan there)."""

@@ -17,7 +17,7 @@ from ..core.dtypes import to_dtype
 from ..core.graph import OUTPUT, Node
 from ..core.record import record
 from ..core.tensor import _make
-from ._operands import F32, F64, float_data, operand
+from ._operands import F32, F64, QUIET_NUMPY, float_data, operand
 from .pointwise import maximum, minimum
 
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
@@ -99,7 +99,8 @@ def sum(a, dim=None, keepdim: bool = False, dtype=None, *, axis=None, keepdims=N
     dim, keepdim = numpy_names("sum", dim, axis, keepdim, keepdims)
     a = operand(a)
     axes = _axes(dim, a.ndim)
-    out = np.sum(a._data, axis=axes, keepdims=keepdim)
+    with np.errstate(**QUIET_NUMPY):  # inf + -inf is nan, silently; numpy's np.sum would warn
+        out = np.sum(a._data, axis=axes, keepdims=keepdim)
     if dtype is not None:
         out = out.astype(to_dtype(dtype).numpy)
     elif a._data.dtype.kind == "b":
@@ -129,11 +130,12 @@ def mean(a, dim=None, keepdim: bool = False, *, axis=None, keepdims=None):
     axes = _axes(dim, a.ndim)
     n = _count(a.shape, axes)
     # the sum divided by the count is what np.mean computes, without its overhead
-    out = (
-        np.sum(a._data, axis=axes, keepdims=keepdim) / n
-        if n
-        else np.mean(a._data, axis=axes, keepdims=keepdim)
-    )
+    with np.errstate(**QUIET_NUMPY):  # the mean of nothing is nan, of inf and -inf too
+        out = (
+            np.sum(a._data, axis=axes, keepdims=keepdim) / n
+            if n
+            else np.mean(a._data, axis=axes, keepdims=keepdim)
+        )
     node = MeanBackward0 if dim is None else MeanBackward1
     return record(node, out, (a,), args=(a.shape, axes, keepdim))
 

@@ -5,6 +5,7 @@ It mirrors `numpy_math` name for name.
 """
 
 from ..core.creation import zeros_like  # noqa: F401 - a constant: its own gradient is none
+from .arithmetic import pow as power  # noqa: F401 - x ** p, with PyTorch's rsqrt for p = -0.5
 from .broadcast import sum_to  # noqa: F401
 from .pointwise import cos, exp, log, relu, sign, sin, to, where  # noqa: F401
 from .reductions import mean, sum  # noqa: F401

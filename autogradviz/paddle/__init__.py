@@ -30,9 +30,10 @@ tensors, and the math functions with Paddle's argument names),
 tensor_methods.py, nn/ (layers and `nn.functional`), optimizer.py,
 vision/models.py, io.py.
 
-Not (yet) as in Paddle: dtypes print as `torch.float32` (Paddle 2.0:
-`VarType.FP32`), and `x.shape`, which prints and compares as Paddle's list
-`[2, 3]`, is a tuple underneath (`x.shape.append(1)` fails).
+Paddle's spellings of the facts about a tensor: `x.dtype` (and `paddle.float32`)
+prints `VarType.FP32`, as Paddle 2.0's enum does, and equals `agv.float32`;
+`x.shape` is a list, `[2, 3]` (it also equals the tuple `(2, 3)`: see
+framework.Shape).
 """
 
 from __future__ import annotations
@@ -59,18 +60,22 @@ __all__ = [
     "reshape", "add", "subtract", "multiply", "divide", "pow", "exp", "log", "sqrt", "abs",
     "tanh", "sin", "cos", "concat", "stack", "transpose", "flatten", "squeeze", "unsqueeze", "argmax",
     "clip", "save", "load", "is_tensor", "set_device", "get_device", "disable_static", "in_dynamic_mode",
-    "float32", "float64", "int32", "int64", "bool", "nn", "optimizer", "vision", "io",
+    "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool", "nn", "optimizer", "vision", "io",
     "framework",
 ]  # fmt: skip
 
 # the release whose rules and printed output this module follows (the tutorial prints it)
 __version__ = "2.0.1"
 
-float32 = dtypes.float32
-float64 = dtypes.float64
-int32 = dtypes.int32
-int64 = dtypes.int64
-bool = dtypes.bool_  # noqa: A001 - Paddle's name
+# Paddle's dtypes print as Paddle 2.0's enum, VarType.FP32, and equal agv's (framework.VarType)
+float32 = framework.paddle_dtype(dtypes.float32)
+float64 = framework.paddle_dtype(dtypes.float64)
+int8 = framework.paddle_dtype(dtypes.int8)
+int16 = framework.paddle_dtype(dtypes.int16)
+int32 = framework.paddle_dtype(dtypes.int32)
+int64 = framework.paddle_dtype(dtypes.int64)
+uint8 = framework.paddle_dtype(dtypes.uint8)
+bool = framework.paddle_dtype(dtypes.bool_)  # noqa: A001 - Paddle's name
 
 
 def _dtype(dtype, default=None) -> dtypes.DType | None:
@@ -243,8 +248,29 @@ def grad(
         given = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
         # Paddle: a None entry means ones for that output
         grad_outputs = [ops.ones_like(o) if g is None else g for o, g in zip(outs, given)]
-    result = engine.grad(outs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
+    # Paddle's paddle.grad only returns gradients: no tensor's .grad changes, not
+    # even an intermediate one's (Paddle 2.0 docs of paddle.grad: "the gradients of
+    # inputs" are the result). Here a Paddle tensor keeps its grad through
+    # retain_grad(), which agv.grad fills as PyTorch's does, so put those back after.
+    kept = _retained_grads(outs)
+    try:
+        result = engine.grad(outs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
+    finally:
+        for t, before in kept:
+            t._grad = before
     return [None if g is None else mark(g) for g in result]
+
+
+def _retained_grads(outputs: list) -> list[tuple[Tensor, object]]:
+    """Every tensor below `outputs` that retains its grad, with that grad now."""
+    roots = [t.grad_fn for t in outputs if isinstance(t, Tensor) and t.grad_fn is not None]
+    kept = []
+    for node in engine.topological_order(roots):
+        owner = node._extra("retained")
+        t = owner() if owner is not None else None
+        if t is not None:
+            kept.append((t, t._grad))
+    return kept
 
 
 # -- math, with Paddle's names and arguments (axis=, keepdim=) -----------------------

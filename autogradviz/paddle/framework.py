@@ -14,7 +14,8 @@ else, so plain autogradviz code in the same process keeps PyTorch's rules:
   is not a scalar, where PyTorch raises;
 - `t.grad` (core/tensor.py) is, as in Paddle 2.0.x, the alias of
   `t.gradient()`: a numpy copy, so `print(x.grad)` shows `[2. 4. 6.]`;
-- `t.shape` prints as Paddle's list, `[3]` (a `Shape` below);
+- `t.shape` is Paddle's list, `[3]` (a `Shape` below), and `t.dtype` Paddle's
+  dtype, printed `VarType.FP32` (a `VarType` below);
 - `repr(t)` is Paddle's: `Tensor(shape=[3], dtype=float32, place=CPUPlace,
   stop_gradient=False,` and the numbers below;
 - `t.numpy()` works on a tensor that needs a gradient (PyTorch asks for detach());
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import dtypes
 from ..core import record as _record
 from ..core.tensor import Tensor
 
@@ -40,25 +42,98 @@ THRESHOLD = 1000
 EDGEITEMS = 3
 
 
-class Shape(tuple):
-    """A Paddle tensor's shape. Paddle 2.0's is a list, printed [2, 3]; this one
-    prints so and equals the list, and is still a tuple for autogradviz's own code."""
+class Shape(list):
+    """A Paddle tensor's shape: as in Paddle 2.0, a new Python list each time it is
+    read (`x.shape.append(1)` works, and changes only that copy).
+
+    Two leniencies keep autogradviz's own code (which compares and extends shapes
+    as tuples) working on Paddle tensors: it equals the tuple with the same sizes
+    (`x.shape == (2, 3)`, where Paddle's list would not), it can be hashed (by its
+    sizes: each read is a new copy, so nothing changes under a dict), and adding a
+    tuple gives a tuple (a slice is a Shape too, so `x.shape[:1] + (3,)` works)."""
 
     __slots__ = ()
 
-    def __repr__(self) -> str:
-        return repr(list(self))
-
     def __eq__(self, other) -> bool:
-        return tuple(self) == tuple(other) if isinstance(other, list) else tuple.__eq__(self, other)
+        if isinstance(other, tuple):
+            return tuple(self) == other
+        return list.__eq__(self, other)
 
     def __ne__(self, other) -> bool:
         return not self == other
 
-    __hash__ = tuple.__hash__
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __getitem__(self, index):
+        item = list.__getitem__(self, index)
+        return Shape(item) if isinstance(index, slice) else item
 
     def __add__(self, other):
-        return list(self) + other if isinstance(other, list) else tuple.__add__(self, other)
+        if isinstance(other, tuple):
+            return tuple(self) + other
+        return list.__add__(self, other)
+
+    def __radd__(self, other):
+        if isinstance(other, tuple):
+            return other + tuple(self)
+        return list(other) + list(self)
+
+
+class VarType(dtypes.DType):
+    """A Paddle dtype, `paddle.float32`: the same dtype as `agv.float32`, printed as
+    Paddle 2.0 prints it, `VarType.FP32`. In Paddle 2.0 `paddle.float32` is
+    `core.VarDesc.VarType.FP32`, a pybind11 enum member (python/paddle/framework/
+    dtype.py: `float32 = VarDesc.VarType.FP32`), and `x.dtype` of a Paddle tensor
+    is one. It equals its autogradviz dtype (`paddle.float32 == agv.float32`), hashes
+    as it, and `dtypes.to_dtype` turns it back into it, so every function that takes
+    a dtype takes this one."""
+
+    __slots__ = ("plain", "enum_name")
+
+    def __init__(self, plain: dtypes.DType, enum_name: str):
+        super().__init__(plain.name, plain.legacy_name)
+        self.plain = plain  # the autogradviz dtype: agv.float32
+        self.enum_name = enum_name  # Paddle's name in the VarType enum: FP32
+
+    def __repr__(self) -> str:
+        return f"VarType.{self.enum_name}"
+
+    __str__ = __repr__
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, VarType):
+            return other.plain is self.plain
+        return other is self.plain
+
+    def __ne__(self, other) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self.plain)
+
+    def __reduce__(self):
+        # pickled as the dtype it names (agv.load's weights_only list has that one)
+        return (dtypes.to_dtype, (self.name,))
+
+
+# Paddle 2.0's enum names (framework.proto's VarType.Type) for the dtypes autogradviz has
+_ENUM_NAMES = {
+    "float32": "FP32",
+    "float64": "FP64",
+    "int64": "INT64",
+    "int32": "INT32",
+    "int16": "INT16",
+    "int8": "INT8",
+    "uint8": "UINT8",
+    "bool": "BOOL",
+}
+_PADDLE_DTYPES = {d.name: VarType(d, _ENUM_NAMES[d.name]) for d in dtypes.SUPPORTED}
+
+
+def paddle_dtype(dtype: dtypes.DType) -> VarType:
+    """The Paddle spelling of an autogradviz dtype: paddle_dtype(agv.float32) prints VarType.FP32."""
+    return _PADDLE_DTYPES[dtype.name]
 
 
 class PaddleStyle:
@@ -66,6 +141,7 @@ class PaddleStyle:
     and its shape."""
 
     shape = Shape
+    dtype = staticmethod(paddle_dtype)
 
     def repr(self, t: Tensor) -> str:
         return format_paddle(t)

@@ -1,22 +1,37 @@
-"""`paddle.optimizer`: SGD, Momentum, Adam and AdamW with Paddle 2.0's arguments.
+"""`paddle.optimizer`: SGD, Momentum, Adam, AdamW and RMSProp with Paddle 2.0's arguments.
 
     optim = paddle.optimizer.Adam(learning_rate=0.001, parameters=model.parameters())
     loss.backward()
     optim.step()
     optim.clear_grad()
 
-Each is autogradviz's own optimizer (agv.optim), whose update rules are
-PyTorch's; Paddle's are the same algorithms. Adam: Paddle folds the bias
-corrections into the step size, lr·√(1-β₂ᵗ)/(1-β₁ᵗ), and its ε into
-ε·√(1-β₂ᵗ), which is PyTorch's m̂/(√v̂ + ε) rearranged. Momentum: Paddle's
-velocity starts at 0, so its first step is lr·g, as PyTorch's is.
+SGD, Momentum, Adam and AdamW are autogradviz's own optimizers (agv.optim),
+whose update rules are PyTorch's; Paddle 2.0's are the same arithmetic:
+
+- Momentum: v ← μ·v + g, p ← p − lr·v (Nesterov: p ← p − lr·(g + μ·v)), with v
+  starting at 0, so the first step is lr·g, as PyTorch's is.
+- Adam: Paddle's kernel (paddle/fluid/operators/optimizers/adam_op.h) folds the
+  bias corrections into the step size, lr·√(1−β₂ᵗ)/(1−β₁ᵗ), and divides by
+  √v + ε·√(1−β₂ᵗ): that is PyTorch's m̂/(√v̂ + ε), rearranged. (Paddle's
+  docstring writes plain ε there; the kernel is what runs.)
+- AdamW: p ← p·(1 − lr·coeff) first, then Adam's step (Paddle's
+  `_append_decoupled_weight_decay`), as PyTorch's AdamW.
+- A float weight_decay is an L2 penalty added to the gradient (Paddle's
+  L2Decay), in SGD, Momentum, Adam and RMSProp alike.
+
+RMSProp is not PyTorch's RMSprop: Paddle puts ε inside the root, √(r + ε),
+its defaults are rho=0.95 and epsilon=1e-6 (PyTorch: alpha=0.99, eps=1e-8
+outside the root), and its momentum term carries the learning rate. It has
+its own update here (`RMSProp._update`).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import optim as _optim
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW"]
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp"]
 
 
 def _parameters(name: str, parameters):
@@ -106,6 +121,20 @@ class Momentum(Optimizer, _optim.SGD):
         )
 
 
+def _adam_arguments(
+    name: str, learning_rate, beta1, beta2, epsilon, parameters, weight_decay, grad_clip, default_decay
+) -> dict:
+    """The arguments of agv.optim.Adam (and AdamW) for Paddle's Adam (and AdamW)."""
+    _no_grad_clip(name, grad_clip)
+    return dict(
+        parameters=_parameters(name, parameters),
+        learning_rate=learning_rate,
+        betas=(beta1, beta2),
+        eps=epsilon,
+        weight_decay=_decay(name, weight_decay, default_decay),
+    )
+
+
 class Adam(Optimizer, _optim.Adam):
     def __init__(
         self,
@@ -119,13 +148,10 @@ class Adam(Optimizer, _optim.Adam):
         name=None,
         lazy_mode: bool = False,
     ):
-        _no_grad_clip("Adam", grad_clip)
         super().__init__(
-            parameters=_parameters("Adam", parameters),
-            learning_rate=learning_rate,
-            betas=(beta1, beta2),
-            eps=epsilon,
-            weight_decay=_decay("Adam", weight_decay),
+            **_adam_arguments(
+                "Adam", learning_rate, beta1, beta2, epsilon, parameters, weight_decay, grad_clip, 0.0
+            )
         )
 
 
@@ -145,13 +171,75 @@ class AdamW(Optimizer, _optim.AdamW):
         lazy_mode: bool = False,
         name=None,
     ):
-        _no_grad_clip("AdamW", grad_clip)
         if apply_decay_param_fun is not None:
             raise NotImplementedError("AdamW: apply_decay_param_fun is not supported")
         super().__init__(
-            parameters=_parameters("AdamW", parameters),
-            learning_rate=learning_rate,
-            betas=(beta1, beta2),
-            eps=epsilon,
-            weight_decay=_decay("AdamW", weight_decay, 0.01),
+            **_adam_arguments(
+                "AdamW", learning_rate, beta1, beta2, epsilon, parameters, weight_decay, grad_clip, 0.01
+            )
         )
+
+
+class RMSProp(Optimizer, _optim.Optimizer):
+    """Paddle's RMSProp, as its docstring gives it (python/paddle/optimizer/rmsprop.py;
+    the RMSProp page of Paddle's 2.x API docs), for each weight w with gradient g:
+
+        r ← ρ·r + (1 − ρ)·g²                the running mean of g²
+        v ← β·v + lr·g / √(r + ε)           (centered: √(r − ḡ² + ε), ḡ ← ρ·ḡ + (1 − ρ)·g)
+        w ← w − v
+
+    r, ḡ and v start at 0; with momentum β = 0 (the default) v is just this
+    step. ε sits inside the root, unlike PyTorch's RMSprop."""
+
+    def __init__(
+        self,
+        learning_rate: float,
+        rho: float = 0.95,
+        epsilon: float = 1e-6,
+        momentum: float = 0.0,
+        centered: bool = False,
+        parameters=None,
+        weight_decay=None,
+        grad_clip=None,
+        name=None,
+    ):
+        _no_grad_clip("RMSProp", grad_clip)
+        # the checks of Paddle's python/paddle/optimizer/rmsprop.py, in its words
+        if learning_rate is None:
+            raise ValueError("learning_rate is not set.")
+        for value, what in ((rho, "rho"), (epsilon, "epsilon"), (momentum, "momentum")):
+            if value is None:
+                raise ValueError(f"{what} is not set.")
+        if not 0.0 <= epsilon:
+            raise ValueError("Invalid value of epsilon, expect epsilon >= 0.")
+        if not 0.0 <= momentum:
+            raise ValueError("Invalid value of momentum, expect momentum >= 0.")
+        if not 0.0 <= rho:
+            raise ValueError("Invalid value of rho, expect rho >= 0.")
+        defaults = dict(
+            lr=float(learning_rate),
+            rho=float(rho),
+            epsilon=float(epsilon),
+            momentum=float(momentum),
+            centered=bool(centered),
+            weight_decay=_decay("RMSProp", weight_decay),
+        )
+        super().__init__(_parameters("RMSProp", parameters), defaults)
+
+    def _update(self, theta, g, state, group):
+        lr, rho, eps, beta, wd = (group[k] for k in ("lr", "rho", "epsilon", "momentum", "weight_decay"))
+        if wd != 0:
+            g = g + wd * theta  # Paddle's float weight_decay: an L2 penalty on the gradient
+        r = _optim._zeros_state(state, "mean_square", theta)  # Paddle's accumulator names
+        r *= rho
+        r += (1 - rho) * g * g
+        spread = r
+        if group["centered"]:
+            g_mean = _optim._zeros_state(state, "mean_grad", theta)
+            g_mean *= rho
+            g_mean += (1 - rho) * g
+            spread = r - g_mean * g_mean  # E[g²] − E[g]²: the gradient's variance
+        v = _optim._zeros_state(state, "momentum", theta)
+        v *= beta
+        v += lr * g / np.sqrt(spread + eps)
+        theta -= v

@@ -3,6 +3,8 @@ autogradviz.paddle is imported (as autogradviz/methods.py attaches the ops).
 
 - new names, on every tensor: `astype(dtype)` and `cast(dtype)` ('float32'
   or paddle.float32), `set_value(value)`, `clear_gradient()`;
+- `backward(grad_tensor=...)`, Paddle's name for the seed gradient (a Paddle
+  tensor only: on a plain one it is PyTorch's `gradient=`);
 - `x.sum()`, `x.mean()`, `x.max()`, `x.min()`, `x.argmax()`: unchanged on plain
   tensors; on a Paddle tensor, a full reduction has shape [1], as in Paddle 2.0
   (the node is the same: framework.as_one_element).
@@ -43,6 +45,30 @@ def clear_gradient(self: Tensor) -> None:
     self.clear_grad()
 
 
+def _backward_with_paddle_keyword(plain):
+    """Tensor.backward, also taking Paddle's name for the seed gradient:
+    `y.backward(grad_tensor=g, retain_graph=True)` (paddle.Tensor.backward(
+    grad_tensor=None, retain_graph=False), Paddle 2.1's docs; 2.0 had no seed
+    argument). Only on a Paddle tensor: PyTorch's backward has no grad_tensor."""
+
+    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False, *, grad_tensor=None):
+        __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
+        if grad_tensor is not None:
+            if self._meta is None or "paddle" not in self._meta:
+                raise TypeError(
+                    "backward() got an unexpected keyword argument 'grad_tensor' (that is Paddle's name; "
+                    "PyTorch's is gradient=)"
+                )
+            if gradient is not None:
+                raise TypeError("backward() got the seed gradient twice: as gradient and as grad_tensor")
+            gradient = grad_tensor
+        plain(self, gradient, retain_graph, create_graph)
+
+    backward.__doc__ = plain.__doc__
+    backward._plain = plain
+    return backward
+
+
 def _one_element_for_paddle(name: str):
     """The method `name`, giving shape [1] instead of 0-d on a Paddle tensor."""
     plain = getattr(Tensor, name)
@@ -64,6 +90,8 @@ def attach() -> None:
     Tensor.cast = astype
     Tensor.set_value = set_value
     Tensor.clear_gradient = clear_gradient
+    if not hasattr(Tensor.backward, "_plain"):
+        Tensor.backward = _backward_with_paddle_keyword(Tensor.backward)
     for name in ("sum", "mean", "max", "min", "argmax"):
         if not hasattr(getattr(Tensor, name), "_plain"):  # once, even if this module is reloaded
             setattr(Tensor, name, _one_element_for_paddle(name))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import graphviz
 
+from ..ui_text import text as ui_text
 from .labels import text
 from .model import Box, Model
 from .render import LAYOUT_FONT
@@ -32,19 +33,20 @@ STYLE = {
     "hidden": {"shape": "note", "style": "filled", "fillcolor": "#fbfcfc", "color": "#999999"},
 }
 
+# (box kind, its words in the legend: a key of ui_text.TABLE)
 LEGEND = (
-    ("param", "parameter (leaf, requires grad)"),
-    ("input", "input or constant (leaf)"),
-    ("tensor", "intermediate tensor"),
-    ("root", "output (root)"),
-    ("op", "operation"),
+    ("param", "draw.legend.param"),
+    ("input", "draw.legend.input"),
+    ("tensor", "draw.legend.tensor"),
+    ("root", "draw.legend.root"),
+    ("op", "draw.legend.op"),
 )
 BACKWARD_LEGEND = (
-    ("root", "output: backward starts here"),
-    ("grad_fn", "backward node (grad_fn)"),
-    ("accumulate", "AccumulateGrad: writes .grad"),
-    ("param", "leaf tensor"),
-    ("saved", "saved for backward"),
+    ("root", "draw.legend.backward_root"),
+    ("grad_fn", "draw.legend.grad_fn"),
+    ("accumulate", "draw.legend.accumulate"),
+    ("param", "draw.legend.leaf"),
+    ("saved", "draw.legend.saved"),
 )
 
 HIGHLIGHT = {"color": "#e74c3c", "penwidth": "3.5"}
@@ -67,12 +69,12 @@ def label(box: Box) -> str:
     return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{cells}</TABLE>>'
 
 
-def legend_label(kinds) -> str:
+def legend_label(kinds, language: str | None = None) -> str:
     """One row of colour swatches, drawn as the picture's caption."""
     cells = "".join(
         f'<TD BGCOLOR="{STYLE[kind]["fillcolor"]}" COLOR="{STYLE[kind]["color"]}" BORDER="1" WIDTH="14"> </TD>'
-        f'<TD ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="#444444">{text(words)}</FONT></TD>'
-        for kind, words in kinds
+        f'<TD ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="#444444">{text(ui_text(key, language))}</FONT></TD>'
+        for kind, key in kinds
     )
     return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="3" CELLPADDING="1"><TR>{cells}</TR></TABLE>>'
 

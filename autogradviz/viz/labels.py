@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 from ..core.printing import short_number
+from ..ui_text import text as ui_text
 
 # Characters XML cannot hold (most control characters, lone surrogates, U+FFFE,
 # U+FFFF) make Graphviz reject the label or the SVG fail to parse (a lone
@@ -30,10 +31,10 @@ def text(value: object) -> str:
     return '<BR ALIGN="LEFT"/>'.join(html.escape(line, quote=True) for line in value.split("\n"))
 
 
-def preview(array: np.ndarray | None, max_items: int = 6) -> str:
+def preview(array: np.ndarray | None, max_items: int = 6, language: str | None = None) -> str:
     """A few values: a scalar, or the first and last items of a bigger array."""
     if array is None:
-        return "(freed by backward)"
+        return ui_text("draw.freed_value", language)
     array = np.asarray(array)
     if array.ndim == 0:
         return short_number(array.item())
@@ -53,8 +54,11 @@ def preview(array: np.ndarray | None, max_items: int = 6) -> str:
     )
 
 
-def shape_and_dtype(array: np.ndarray | None, shape=None, dtype=None) -> str:
+def shape_and_dtype(array: np.ndarray | None, shape=None, dtype=None, language: str | None = None) -> str:
+    """`(2, 3) float32`, `(2,) float32`, or `scalar float32` for a 0-d tensor.
+    Written as Python writes a shape tuple, so `(2,)` never reads as the number 2."""
     if array is not None:
         shape, dtype = array.shape, array.dtype
-    shape_text = "scalar" if shape == () else "×".join(str(n) for n in shape)
+    shape = tuple(int(n) for n in shape)
+    shape_text = ui_text("draw.scalar", language) if shape == () else str(shape)
     return f"{shape_text} {dtype}" if dtype is not None else shape_text

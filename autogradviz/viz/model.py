@@ -21,6 +21,7 @@ import numpy as np
 
 from ..core.protocol import AUTOGRADVIZ, GraphNode, GraphTensors
 from ..engine import topological_order
+from ..ui_text import text as ui_text
 from .labels import preview, shape_and_dtype
 
 
@@ -96,7 +97,11 @@ def root_nodes(roots: list, tensors: GraphTensors = AUTOGRADVIZ) -> list[GraphNo
 
 
 def forward_model(
-    roots: list, names: Mapping | None, group: Callable | None = None, tensors: GraphTensors = AUTOGRADVIZ
+    roots: list,
+    names: Mapping | None,
+    group: Callable | None = None,
+    tensors: GraphTensors = AUTOGRADVIZ,
+    language: str | None = None,
 ) -> Model:
     namer = Namer(roots, names, tensors)
     model = Model("forward")
@@ -118,9 +123,11 @@ def forward_model(
                 box_id,
                 kind,
                 title,
-                shape_and_dtype(array) if array is not None else _shape_of_freed(node),
-                preview(array),
-                None if grad is None else preview(grad),
+                shape_and_dtype(array, language=language)
+                if array is not None
+                else _shape_of_freed(node, language),
+                preview(array, language=language),
+                None if grad is None else preview(grad, language=language),
                 tensor if tensor is not None else node,
                 group_name,
             )
@@ -175,7 +182,7 @@ def forward_model(
                 box.ref = root
                 box.title = box.title or namer.name(root) or ""
                 if tensors.grad(root) is not None:
-                    box.grad = preview(tensors.grad(root))
+                    box.grad = preview(tensors.grad(root), language=language)
     return model
 
 
@@ -186,19 +193,19 @@ def _tensor_with_data(namer: Namer, array: np.ndarray):
     return None
 
 
-def _shape_of_freed(node: GraphNode | None) -> str:
-    return "" if node is None else "(freed)"
+def _shape_of_freed(node: GraphNode | None, language: str | None = None) -> str:
+    return "" if node is None else ui_text("draw.freed_shape", language)
 
 
 _SOURCE_NAMES = ("self", "other", "third")
 
 
-def _saved_name(node: GraphNode, source, namer: Namer) -> str:
+def _saved_name(node: GraphNode, source, namer: Namer, language: str | None = None) -> str:
     """What a saved value is: the op's result, or input i, by its name if known."""
     if source == "output":
-        return "result"
+        return ui_text("draw.saved_result", language)
     if source is None:  # not an input: an index, a mask, im2col columns...
-        return "value"
+        return ui_text("draw.saved_value", language)
     child = node.edges[source]
     name = None
     if child is not None and child.variable is not None:
@@ -207,11 +214,18 @@ def _saved_name(node: GraphNode, source, namer: Namer) -> str:
         name = namer.name(namer.tensor_of(child), child)
     elif isinstance(node.constants[source], np.ndarray):
         name = namer.name(_tensor_with_data(namer, node.constants[source]))
-    return name or (_SOURCE_NAMES[source] if source < 3 else f"input {source}")
+    # self, other: PyTorch's names for an op's inputs (its `_saved_self`), so not translated
+    return name or (
+        _SOURCE_NAMES[source] if source < 3 else ui_text("draw.saved_input", language, index=source)
+    )
 
 
 def backward_model(
-    roots: list, names: Mapping | None, show_saved: bool = False, tensors: GraphTensors = AUTOGRADVIZ
+    roots: list,
+    names: Mapping | None,
+    show_saved: bool = False,
+    tensors: GraphTensors = AUTOGRADVIZ,
+    language: str | None = None,
 ) -> Model:
     namer = Namer(roots, names, tensors)
     model = Model("backward")
@@ -228,9 +242,9 @@ def backward_model(
                 root_id,
                 "root",
                 namer.name(root) or "",
-                shape_and_dtype(tensors.value(root)),
-                preview(tensors.value(root)),
-                None if grad is None else preview(grad),
+                shape_and_dtype(tensors.value(root), language=language),
+                preview(tensors.value(root), language=language),
+                None if grad is None else preview(grad, language=language),
                 root,
             )
         )
@@ -247,9 +261,9 @@ def backward_model(
                     leaf_id,
                     "param",
                     namer.name(leaf) or "",
-                    shape_and_dtype(tensors.value(leaf)),
+                    shape_and_dtype(tensors.value(leaf), language=language),
                     None,
-                    None if grad is None else preview(grad),
+                    None if grad is None else preview(grad, language=language),
                     leaf,
                 )
             )
@@ -263,17 +277,18 @@ def backward_model(
             for value, source in node.saved_values:
                 if not isinstance(value, np.ndarray):
                     continue
-                label = _saved_name(node, source, namer)
+                label = ui_text("draw.saved", language, name=_saved_name(node, source, namer, language))
                 saved_id = f"s{saved_count}"
                 saved_count += 1
+                shape = shape_and_dtype(value, language=language)
                 model.boxes.append(
-                    Box(saved_id, "saved", f"saved {label}", shape_and_dtype(value), preview(value), ref=node)
+                    Box(saved_id, "saved", label, shape, preview(value, language=language), ref=node)
                 )
                 model.arrows.append(Arrow(saved_id, node_id, "saved"))
     return model
 
 
-def split_shared_leaves(model: Model, max_uses: int = 6) -> Model:
+def split_shared_leaves(model: Model, max_uses: int = 6, language: str | None = None) -> Model:
     """A leaf used by many ops (a weight reused at every step of a long chain)
     would pull one arrow across the whole picture per use; Graphviz then needs
     a hidden waypoint on every rank for each of them, and the layout slows to
@@ -292,18 +307,17 @@ def split_shared_leaves(model: Model, max_uses: int = 6) -> Model:
         if leaf is not None:
             seen[leaf.id] += 1
             if seen[leaf.id] > 1:
-                copy = Box(
-                    f"{leaf.id}_{seen[leaf.id]}", leaf.kind, leaf.title, "(the same tensor)", ref=leaf.ref
-                )
+                same = ui_text("draw.same_tensor", language)
+                copy = Box(f"{leaf.id}_{seen[leaf.id]}", leaf.kind, leaf.title, same, ref=leaf.ref)
                 boxes.append(copy)
                 arrow = Arrow(copy.id, arrow.head, arrow.style)
         arrows.append(arrow)
     for leaf in shared.values():
-        leaf.shape = f"{leaf.shape}, used {uses[leaf.id]} times"
+        leaf.shape = ui_text("draw.used_times", language, shape=leaf.shape, count=uses[leaf.id])
     return Model(model.kind, boxes, arrows, model.hidden)
 
 
-def elide(model: Model, max_nodes: int) -> Model:
+def elide(model: Model, max_nodes: int, language: str | None = None) -> Model:
     """Keep the first and last max_nodes // 2 boxes (in walk order) and replace
     the middle by one placeholder box that says how many were hidden."""
     if len(model.boxes) <= max_nodes:
@@ -312,7 +326,7 @@ def elide(model: Model, max_nodes: int) -> Model:
     kept = model.boxes[:keep] + model.boxes[-keep:]
     kept_ids = {b.id for b in kept}
     hidden = len(model.boxes) - len(kept)
-    placeholder = Box("hidden", "hidden", f"… {hidden:,} nodes hidden …")
+    placeholder = Box("hidden", "hidden", ui_text("draw.hidden_nodes", language, count=f"{hidden:,}"))
     arrows, seen = [], set()
     for arrow in model.arrows:
         tail = arrow.tail if arrow.tail in kept_ids else "hidden"

@@ -9,24 +9,55 @@ Renderers, in the order tried:
 - "dot": a system Graphviz on PATH (apt, brew, conda-forge). Its layout uses
   the fonts it finds, so its SVG can differ from one machine to another.
 
+- "viz-js": in the browser (Pyodide, as in the JupyterLite site), where no binary
+  can run: `@viz-js/viz`, the same Graphviz compiled to wasm (render_browser.py).
+
 `AUTOGRADVIZ_RENDERER=dot` (or `graphviz-pure`) forces one. `renderer()` says
 which one is in use.
 """
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import shutil
 import subprocess
+import unicodedata
+import warnings
+from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, distribution
+
+from ..ui_text import text as ui_text
+from . import render_browser
 
 # Graphviz estimates text widths from built-in font metrics. Verdana's table
 # gives a CJK character about one em, which is what it really takes: with
 # Helvetica or Times the boxes around Chinese labels come out too narrow. The
-# SVG then asks the viewer for Verdana, or for fonts that have CJK glyphs.
+# SVG then asks the viewer for Verdana, or for fonts that have CJK glyphs: the
+# Latin fonts first, then the common Chinese ones of Linux, macOS and Windows.
 LAYOUT_FONT = "Verdana"
-FONT_STACK = "Verdana, 'DejaVu Sans', 'Noto Sans CJK SC', 'Microsoft YaHei', 'PingFang SC', sans-serif"
+FONT_STACK = (
+    "Verdana, 'DejaVu Sans', 'Noto Sans CJK SC', 'Source Han Sans SC', 'PingFang SC', "
+    "'Microsoft YaHei', 'WenQuanYi Micro Hei', sans-serif"
+)
+
+# What the fonts built into graphviz-pure (Arimo, Tinos, Cousine) can draw, as
+# far as it was checked by rendering samples: Latin, Greek, Cyrillic, Hebrew,
+# punctuation and a few maths signs. Anything else (Chinese above all) comes
+# out of its PNG as empty boxes.
+_BUILTIN_FONT_RANGES = (
+    (0x0020, 0x007E),  # ASCII
+    (0x00A0, 0x02FF),  # Latin-1, Latin Extended-A and -B, IPA, spacing modifiers
+    (0x0370, 0x052F),  # Greek, Cyrillic
+    (0x05D0, 0x05EA),  # Hebrew letters
+    (0x1E00, 0x1EFF),  # Latin Extended Additional
+    (0x2010, 0x2027),  # dashes, quotes, bullet, ellipsis
+    (0x2030, 0x203A),
+    (0x2070, 0x209F),  # superscripts and subscripts
+    (0x20A0, 0x20BF),  # currency
+)
+_BUILTIN_FONT_EXTRAS = frozenset("←↑→↓↔∂∑−√∞≈≠≤≥×·■♥ﬁﬂ")
 
 RENDERERS = ("graphviz-pure", "dot")
 
@@ -65,7 +96,9 @@ _FINDERS = {"graphviz-pure": _graphviz_pure, "dot": _system_dot}
 
 
 def renderer() -> str:
-    """The renderer drawings use: "graphviz-pure" or "dot"."""
+    """The renderer drawings use: "graphviz-pure" or "dot"; in the browser, "viz-js"."""
+    if render_browser.available():
+        return render_browser.NAME
     return _choose()[0]
 
 
@@ -86,7 +119,13 @@ def _choose() -> tuple[str, str]:
 
 
 def _run(source: str, fmt: str) -> bytes:
+    if render_browser.available():  # Python in the browser (JupyterLite): Graphviz in wasm
+        return render_browser.render(source, fmt)
     name, path = _choose()
+    return _run_binary(name, path, source, fmt)
+
+
+def _run_binary(name: str, path: str, source: str, fmt: str) -> bytes:
     result = subprocess.run([path, "-q", f"-T{fmt}"], input=source.encode("utf-8"), capture_output=True)
     if result.returncode != 0:
         message = result.stderr.decode("utf-8", "replace").strip()
@@ -107,7 +146,51 @@ def render_svg(source: str) -> str:
     return svg.replace(f'font-family="{LAYOUT_FONT}"', f'font-family="{FONT_STACK}"')
 
 
-def render_png(source: str) -> bytes:
-    """DOT text to PNG bytes. graphviz-pure's PNG fonts have no CJK glyphs:
-    for Chinese labels, prefer the SVG."""
-    return _run(source, "png")
+def svg_texts(svg: str) -> list[str]:
+    """The text of every <text> element of an SVG, unescaped: what a picture shows."""
+    return [html.unescape(found) for found in re.findall(r"<text\b[^>]*>([^<]*)</text>", svg)]
+
+
+def _builtin_fonts_have(character: str) -> bool:
+    if unicodedata.category(character) == "Cn":  # unassigned: no font has it
+        return False
+    code = ord(character)
+    return character in _BUILTIN_FONT_EXTRAS or any(lo <= code <= hi for lo, hi in _BUILTIN_FONT_RANGES)
+
+
+def _installed_fonts_have(character: str) -> bool:
+    """Does any font that fontconfig knows (the fonts a system `dot` uses) have it?
+    Without `fc-list` we cannot tell, and so do not warn."""
+    fc_list = shutil.which("fc-list")
+    if fc_list is None:
+        return True
+    if unicodedata.category(character) == "Cn":
+        return False
+    found = subprocess.run([fc_list, f":charset={ord(character):x}", "family"], capture_output=True)
+    return bool(found.stdout.strip())
+
+
+def render_png(source: str, labels: Iterable[str] = ()) -> bytes:
+    """DOT text to PNG bytes. `labels` is the text the picture shows.
+
+    A PNG has its glyphs baked in, and graphviz-pure's built-in fonts have no
+    CJK glyphs. For labels they cannot draw, a system Graphviz (which finds
+    fonts through fontconfig) is used when there is one, unless
+    AUTOGRADVIZ_RENDERER forces graphviz-pure. Characters that no usable font
+    has get a UserWarning naming them: they come out as empty boxes."""
+    if render_browser.available():
+        return _run(source, "png")
+    characters = sorted({c for label in labels for c in label if not c.isspace()})
+    name, path = _choose()
+    missing: list[str] = []
+    if name == "graphviz-pure":
+        missing = [c for c in characters if not _builtin_fonts_have(c)]
+        system_dot = _system_dot()
+        if missing and system_dot and not os.environ.get("AUTOGRADVIZ_RENDERER", "").strip():
+            name, path = "dot", system_dot
+    if name == "dot":
+        missing = [c for c in characters if not _builtin_fonts_have(c) and not _installed_fonts_have(c)]
+    if missing:
+        message = ui_text("draw.png_missing_glyphs", renderer=name, characters=" ".join(missing))
+        warnings.warn(message, UserWarning, stacklevel=3)
+    return _run_binary(name, path, source, "png")

@@ -2,24 +2,81 @@
 
 from __future__ import annotations
 
+import base64
+import html
+import json
+import math
+import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import graphviz
 
 from ..core.protocol import AUTOGRADVIZ, GraphNode, GraphTensors, reader_for
+from ..ui_text import resolve_language
+from ..ui_text import text as ui_text
 from . import dot, model, render
+from . import model as graph_model
 from .modules import module_groups
 
 KINDS = ("forward", "backward", "both")
 
+# JupyterLab at 1280 px with its file browser open leaves an output about 850 px:
+# a drawing that fits this, readably, fits a classroom laptop
+OUTPUT_WIDTH_PX = 850
+# a drawing is shrunk to its output's width, but never so far that its smallest
+# text is under this; past that, it keeps this size and scrolls sideways
+MIN_TEXT_PX = 8
+# Graphviz measures in points; CSS has 96 px to 72 pt
+PX_PER_PT = 4 / 3
+
+_SVG_SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
+_TEXT = re.compile(r"<text\b([^>]*)>([^<]*)</text>")
+_FONT_SIZE = re.compile(r'font-size="([\d.]+)"')
+
+
+@dataclass(frozen=True)
+class DrawingSize:
+    """A drawing's natural size in CSS px, and the size of its smallest text."""
+
+    width_px: float
+    height_px: float
+    smallest_font_px: float
+
+    @classmethod
+    def of(cls, svg: str) -> DrawingSize:
+        width, height = (float(v) * PX_PER_PT for v in _SVG_SIZE.search(svg).groups())
+        # blank cells (the legend's swatches) hold a space: they are not text anyone reads
+        sizes = [
+            float(found.group(1)) * PX_PER_PT
+            for attrs, content in _TEXT.findall(svg)
+            if content.strip() and (found := _FONT_SIZE.search(attrs))
+        ]
+        return cls(width, height, min(sizes, default=MIN_TEXT_PX))
+
+    @property
+    def readable_width_px(self) -> float:
+        """The narrowest the drawing may be shown: where its smallest text is MIN_TEXT_PX."""
+        return min(self.width_px, self.width_px * MIN_TEXT_PX / self.smallest_font_px)
+
 
 class GraphView:
-    """A drawing of a computation graph. In Jupyter it shows itself as SVG;
-    `.source` is its DOT text, `.svg()` the picture, `.save(path)` a file."""
+    """A drawing of a computation graph. In Jupyter it shows itself as SVG,
+    shrunk to fit the output while its text stays readable; `.source` is its
+    DOT text, `.svg()` the picture, `.html()` the page fragment, `.save(path)` a file."""
 
     def __init__(
-        self, digraph: graphviz.Digraph, kind: str, nodes: int, edges: int, hidden: int = 0, boxes=()
+        self,
+        digraph: graphviz.Digraph,
+        kind: str,
+        nodes: int,
+        edges: int,
+        hidden: int = 0,
+        boxes=(),
+        *,
+        language: str | None = None,
+        svg: str | None = None,
     ):
         self.digraph = digraph
         # (SVG element id, Box) for every drawn node: the stepper restyles them by id
@@ -28,40 +85,136 @@ class GraphView:
         self.nodes = nodes
         self.edges = edges
         self.hidden = hidden
-        self._svg: str | None = None
+        self.language = resolve_language(language)
+        self._svg = svg
 
     @property
     def source(self) -> str:
         return self.digraph.source
+
+    @property
+    def rankdir(self) -> str:
+        """The direction the drawing is laid out in: LR, RL, TB or BT."""
+        found = re.search(r"\brankdir=(\w+)", self.source)
+        return found.group(1) if found else "TB"  # Graphviz's default
 
     def svg(self) -> str:
         if self._svg is None:
             self._svg = render.render_svg(self.source)
         return self._svg
 
+    def size(self) -> DrawingSize:
+        return DrawingSize.of(self.svg())
+
+    def html(self) -> str:
+        """The drawing as an HTML fragment that needs no kernel and no script.
+
+        The SVG is an <img> (a data: URL), because that is what an untrusted
+        notebook still shows: JupyterLab's sanitizer drops inline <svg> and
+        <script> there, but keeps <img> and inline styles. max-width:100%
+        shrinks the picture to its output; min-width stops the shrinking where
+        its smallest text would go under MIN_TEXT_PX, and the box scrolls
+        sideways from there. A forward graph drawn left to right has its
+        output at the right: the box is right-to-left, so it opens scrolled
+        to the root. A small script (trusted outputs only) adds a zoom button.
+        """
+        size = self.size()
+        width, height = math.ceil(size.width_px), math.ceil(size.height_px)
+        readable = math.ceil(size.readable_width_px)
+        direction = "rtl" if self.kind == "forward" and self.rankdir == "LR" else "ltr"
+        picture = base64.b64encode(self.svg().encode("utf-8")).decode("ascii")
+        alt = html.escape(self.summary(), quote=True)
+        words = {key: ui_text(f"draw.zoom_{key}", self.language) for key in ZOOM_WORDS}
+        script = _ZOOM_SCRIPT.replace("WORDS", json.dumps(words, ensure_ascii=True)).replace(
+            "WIDTH", str(width)
+        )
+        return (
+            f'<div class="agv-drawing" style="max-width:100%;overflow-x:auto;overflow-y:hidden;'
+            f'direction:{direction};text-align:left">'
+            f'<img class="agv-drawing-picture" alt="{alt}" width="{width}" height="{height}" '
+            f'style="direction:ltr;width:{width}px;max-width:100%;min-width:{readable}px;height:auto;'
+            f'vertical-align:top" src="data:image/svg+xml;base64,{picture}"></div>'
+            f"<script>{script}</script>"
+        )
+
     def save(self, path: str | Path) -> Path:
-        """Write .svg, .png, or the DOT source (.dot, .gv), by the file's suffix."""
+        """Write .svg, .png, .html (a page that shows the drawing), or the DOT
+        source (.dot, .gv), by the file's suffix."""
         path = Path(path)
         suffix = path.suffix.lower()
         if suffix == ".svg":
             path.write_text(self.svg(), encoding="utf-8")
         elif suffix == ".png":
-            path.write_bytes(render.render_png(self.source))
+            path.write_bytes(render.render_png(self.source, render.svg_texts(self.svg())))
+        elif suffix in (".html", ".htm"):
+            lang = "zh-Hans" if self.language == "zh" else "en"
+            page = (
+                f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8">'
+                '<meta name="viewport" content="width=device-width, initial-scale=1">'
+                f"<title>{html.escape(self.summary())}</title></head>\n"
+                f'<body style="margin:16px;font-family:sans-serif">{self.html()}</body></html>\n'
+            )
+            path.write_text(page, encoding="utf-8")
         elif suffix in (".dot", ".gv"):
             path.write_text(self.source, encoding="utf-8")
         else:
-            raise ValueError(f"save: unknown file type {suffix!r}; use .svg, .png, .dot or .gv")
+            raise ValueError(f"save: unknown file type {suffix!r}; use .svg, .png, .html, .dot or .gv")
         return path
 
     def summary(self) -> str:
-        hidden = f", {self.hidden:,} hidden" if self.hidden else ""
-        return f"<autogradviz graph: {self.nodes} nodes, {self.edges} edges ({self.kind}){hidden}>"
+        language = self.language
+        hidden = ui_text("draw.summary_hidden", language, count=f"{self.hidden:,}") if self.hidden else ""
+        kind = ui_text(f"draw.kind.{self.kind}", language)
+        return ui_text("draw.summary", language, nodes=self.nodes, edges=self.edges, kind=kind, hidden=hidden)
 
     __repr__ = summary
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
-        # text/plain is short and has no memory address, so nbval can compare it
-        return {"image/svg+xml": self.svg(), "text/plain": self.summary()}
+        # text/html for JupyterLab, Notebook 7, Voila and nbconvert (trusted or
+        # not); image/svg+xml for viewers that skip HTML; text/plain is short
+        # and has no memory address, so nbval can compare it
+        return {"text/html": self.html(), "image/svg+xml": self.svg(), "text/plain": self.summary()}
+
+
+ZOOM_WORDS = ("actual", "fit", "whole", "readable")
+
+# Runs only where outputs may run scripts (a trusted notebook, Voila, a saved
+# page); without it the drawing already has its right size. A button appears
+# when the drawing was shrunk ("Actual size") or still scrolls ("Show the whole
+# drawing"), and switches back. WORDS and WIDTH are filled in by GraphView.html().
+_ZOOM_SCRIPT = """
+(function (script) {
+  var box = script && script.previousElementSibling;
+  if (!box || !box.classList.contains("agv-drawing") || box.dataset.agvZoom) return;
+  box.dataset.agvZoom = "1";
+  var img = box.querySelector("img"), words = WORDS, width = WIDTH, mode = "auto";
+  var readable = img.style.minWidth;
+  var button = document.createElement("button");
+  button.type = "button";
+  button.className = "agv-zoom";
+  button.style.cssText = "display:none;font-size:12px;margin:0 0 4px 0;padding:2px 8px;cursor:pointer";
+  box.parentNode.insertBefore(button, box);
+  function show() {
+    img.style.minWidth = mode === "whole" ? "0px" : mode === "actual" ? width + "px" : readable;
+    img.style.maxWidth = mode === "actual" ? "none" : "100%";
+    var label = null;
+    if (mode === "whole") label = words.readable;
+    else if (mode === "actual") label = words.fit;
+    else if (box.scrollWidth > box.clientWidth + 1) label = words.whole;
+    else if (img.clientWidth < width - 1) label = words.actual;
+    button.style.display = label ? "inline-block" : "none";
+    button.textContent = label || "";
+  }
+  button.addEventListener("click", function () {
+    if (mode !== "auto") mode = "auto";
+    else mode = box.scrollWidth > box.clientWidth + 1 ? "whole" : "actual";
+    show();
+  });
+  if (window.ResizeObserver) new ResizeObserver(function () { if (mode === "auto") show(); }).observe(box);
+  img.addEventListener("load", show);
+  show();
+})(document.currentScript);
+"""
 
 
 def _roots(roots) -> tuple[list, GraphTensors]:
@@ -86,12 +239,14 @@ def draw(
     show_grad: bool = True,
     show_shape: bool = True,
     show_saved: bool = False,
-    rankdir: str = "LR",
+    rankdir: str = "auto",
     max_nodes: int = 500,
     highlight: Iterable | None = None,
     legend: bool = True,
     group: Callable | None = None,
     collapse: bool = False,
+    model: object | None = None,
+    language: str | None = None,
 ) -> GraphView:
     """Draw the graph that produced `roots`.
 
@@ -100,12 +255,20 @@ def draw(
     to label tensors with your variable names. highlight: tensors or nodes to
     emphasise. group: a function from a backward node to a group name (or
     None): each group is boxed, or drawn as one node with collapse=True.
+    model: an nn module whose parameters are named as in `named_parameters()`
+    (`names=` may also be those (name, tensor) pairs themselves).
+    rankdir: "auto" (left to right, or top to bottom when a long graph would
+    not fit a notebook readably), or Graphviz's LR, RL, TB, BT.
+    language: "en" or "zh" for the legend and notes (default: agv.set_language's).
     """
     if kind not in KINDS:
         raise ValueError(f"draw: kind must be one of {', '.join(KINDS)}, not {kind!r}")
-    if rankdir not in ("LR", "RL", "TB", "BT"):
-        raise ValueError(f"draw: rankdir must be LR, RL, TB or BT, not {rankdir!r}")
+    if rankdir not in ("auto", "LR", "RL", "TB", "BT"):
+        raise ValueError(f"draw: rankdir must be auto, LR, RL, TB or BT, not {rankdir!r}")
+    language = resolve_language(language)
     tensors, reader = _roots(roots)
+    names = named(names, model)
+    model = graph_model  # `model=` was the learner's nn module: from here on, `model` is viz/model.py
     # one item (a tensor would otherwise be iterated over, row by row)
     if reader.is_tensor(highlight) or isinstance(highlight, GraphNode):
         highlight = [highlight]
@@ -117,40 +280,89 @@ def draw(
 
     views = []
     if kind in ("forward", "both"):
-        views.append(model.forward_model(tensors, names, group, reader))
+        views.append(model.forward_model(tensors, names, group, reader, language))
     if kind in ("backward", "both"):
-        views.append(model.backward_model(tensors, names, show_saved, reader))
-    graph = dot.new_digraph(rankdir)
+        views.append(model.backward_model(tensors, names, show_saved, reader, language))
     nodes = edges = hidden = 0
     boxes = []
+    drawn = []  # (model, id prefix, highlighted box ids)
     for view in views:
         if collapse and view.kind == "forward":
             view = model.collapse(view)
-        view = model.elide(view, max_nodes)
+        view = model.elide(view, max_nodes, language)
         if view.kind == "forward":
-            view = model.split_shared_leaves(view)
+            view = model.split_shared_leaves(view, language=language)
         _trim(view, show_data, show_grad, show_shape)
         nodes, edges, hidden = nodes + len(view.boxes), edges + len(view.arrows), hidden + view.hidden
         prefix = view.kind[0] + "_" if kind == "both" else ""
         boxes.extend((f"agv-{prefix}{box.id}", box) for box in view.boxes)
         highlighted = {box.id for box in view.boxes if highlight and model.matches(box, highlight, reader)}
+        drawn.append((view, prefix, highlighted))
+    legend_kinds = None
+    if legend:
+        legend_kinds = dot.LEGEND if kind != "backward" else dot.BACKWARD_LEGEND
+        if not show_saved:
+            legend_kinds = tuple(k for k in legend_kinds if k[0] != "saved")
+        if kind == "both":
+            legend_kinds = dot.LEGEND + dot.BACKWARD_LEGEND[1:3]
+
+    def digraph(direction: str) -> graphviz.Digraph:
+        return _digraph(drawn, kind, direction, legend_kinds, language)
+
+    svg = None
+    if rankdir == "auto":
+        rankdir, svg = _choose_rankdir(digraph)
+    graph = digraph(rankdir)
+    return GraphView(graph, kind, nodes, edges, hidden, boxes, language=language, svg=svg)
+
+
+def _digraph(drawn: list, kind: str, rankdir: str, legend_kinds, language: str) -> graphviz.Digraph:
+    """The DOT of the prepared views, laid out in direction `rankdir`."""
+    graph = dot.new_digraph(rankdir)
+    for view, prefix, highlighted in drawn:
         if kind == "both":
             with graph.subgraph(name=f"cluster_{view.kind}") as cluster:
-                title = "forward: values flow →" if view.kind == "forward" else "backward: gradients flow →"
+                arrow = {"LR": "→", "RL": "←", "TB": "↓", "BT": "↑"}[rankdir]
+                title = ui_text(f"draw.{view.kind}_title", language, arrow=arrow)
                 cluster.attr(label=title, style="rounded", color="#cccccc", fontsize="13")
                 dot.add_model(cluster, view, prefix, highlighted)
         else:
             dot.add_model(graph, view, "", highlighted)
     if kind == "both":
-        _side_by_side(graph, views)
-    if legend:
-        kinds = dot.LEGEND if kind != "backward" else dot.BACKWARD_LEGEND
-        if not show_saved:
-            kinds = tuple(k for k in kinds if k[0] != "saved")
-        if kind == "both":
-            kinds = dot.LEGEND + dot.BACKWARD_LEGEND[1:3]
-        graph.attr(label=dot.legend_label(kinds), labelloc="b", labeljust="l")
-    return GraphView(graph, kind, nodes, edges, hidden, boxes)
+        _side_by_side(graph, [view for view, _, _ in drawn])
+    if legend_kinds:
+        graph.attr(label=dot.legend_label(legend_kinds, language), labelloc="b", labeljust="l")
+    return graph
+
+
+def _choose_rankdir(digraph: Callable[[str], graphviz.Digraph]) -> tuple[str, str | None]:
+    """rankdir="auto": left to right, as code reads, if that fits a classroom
+    notebook's output (OUTPUT_WIDTH_PX) with its text still readable; else top
+    to bottom when that is narrower (a long chain becomes a column that
+    scrolls down, not a row thousands of pixels wide). Returns the direction
+    and its SVG, so the drawing is not laid out twice. With no renderer at all
+    the DOT is still made (left to right); `.svg()` then says how to get one."""
+    try:
+        svg = render.render_svg(digraph("LR").source)
+    except render.RendererError:
+        return "LR", None
+    across = DrawingSize.of(svg)
+    if across.readable_width_px <= OUTPUT_WIDTH_PX:
+        return "LR", svg
+    down_svg = render.render_svg(digraph("TB").source)
+    if DrawingSize.of(down_svg).width_px < across.width_px:
+        return "TB", down_svg
+    return "LR", svg
+
+
+def named(names, model=None) -> dict | None:
+    """`names=` as a mapping: a mapping, or (name, tensor) pairs such as
+    `model.named_parameters()`; a model's own parameter names come first."""
+    if model is None and (names is None or isinstance(names, Mapping)):
+        return names
+    found = dict(model.named_parameters()) if model is not None else {}
+    found.update(names.items() if isinstance(names, Mapping) else names or ())
+    return found
 
 
 def _side_by_side(graph: graphviz.Digraph, views: list[model.Model]) -> None:

@@ -21,26 +21,36 @@ Titles, metric and layer names are plain text: matplotlib would read `$...$`
 in them as math (and fail mid-training on a name like `w_$x{$`), so `_plain()` escapes
 every `$` before a name reaches a figure. The monitor keeps the model only
 until `finish()`, so the parameters can be freed once training is over.
+
+Every word the monitor shows comes from `autogradviz/ui_text.py`, in the
+language of `agv.set_language()` or of `language=`. Chinese in a matplotlib
+figure needs a font with Chinese glyphs: `cjk_font()` picks the first one
+installed, and the monitor warns once if there is none (the text would be boxes).
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import io
 import math
+import re
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TextIO
 
 import ipywidgets as widgets
 import matplotlib
 import numpy as np
+from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from ..core.tensor import Tensor
+from ..ui_text import resolve_language, text
 from .lifetime import forget_without_kernel, widget_tree
 
 VANISHING = 1e-7  # a layer whose gradient norm is below this barely learns
@@ -97,6 +107,44 @@ def _plain(text: str) -> str:
 # through LaTeX (where `_`, `^`, `%`, `#` fail); parse_math=False would show our `\$` as typed
 _TEXT_SETTINGS = {"text.usetex": False, "text.parse_math": True}
 
+# fonts with Simplified Chinese glyphs, the most common first (Linux, Linux, Linux, macOS, Windows)
+CJK_FONTS = (
+    "Noto Sans CJK SC",
+    "Source Han Sans SC",
+    "WenQuanYi Micro Hei",
+    "PingFang SC",
+    "Microsoft YaHei",
+)
+# their files, for a font installed after matplotlib cached its font list (which it never refreshes)
+CJK_FONT_FILES = ("notosanscjk", "sourcehansans", "wqy-microhei", "pingfang", "msyh")
+_CJK = re.compile("[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")  # CJK, kana, hangul, full-width
+_warned = {"no_cjk_font": False}
+
+
+def has_cjk(label: str) -> bool:
+    """True if `label` has a Chinese (or other CJK) character, which needs a CJK font."""
+    return _CJK.search(label) is not None
+
+
+@functools.cache
+def cjk_font() -> str | None:
+    """The name of the first installed font of CJK_FONTS, or None if there is none."""
+
+    def installed() -> str | None:
+        names = {entry.name for entry in font_manager.fontManager.ttflist}
+        return next((name for name in CJK_FONTS if name in names), None)
+
+    found = installed()
+    if found is None:
+        for path in font_manager.findSystemFonts():
+            if any(hint in path.lower().replace("_", "") for hint in CJK_FONT_FILES):
+                try:
+                    font_manager.fontManager.addfont(path)
+                except (OSError, RuntimeError, ValueError):  # an unreadable file: look at the next
+                    continue
+        found = installed()
+    return found
+
 
 def _in_jupyter_kernel() -> bool:
     """True inside a Jupyter kernel, where widgets show; False in a terminal or plain IPython."""
@@ -115,10 +163,12 @@ def _duration(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def _speed(rate: float | None) -> str:
+def _speed(rate: float | None, language: str) -> str:
     if not rate:
-        return "? it/s"
-    return f"{rate:.1f} it/s" if rate >= 1 else f"{1 / rate:.1f} s/it"  # slow steps read better as s/it
+        return text("monitor.rate_unknown", language)
+    if rate >= 1:
+        return text("monitor.steps_per_second", language, rate=f"{rate:.1f}")
+    return text("monitor.seconds_per_step", language, seconds=f"{1 / rate:.1f}")  # slow steps read better
 
 
 def _text_bar(done: int, total: int, width: int = 20) -> str:
@@ -137,9 +187,12 @@ class TrainingMonitor(widgets.VBox):
         "auto": the widget inside a Jupyter kernel, text anywhere else.
     every: redraw at most every `every` seconds.
     log_loss: plot the loss on a log scale.
+    title: the figure's title (default: "Training", in the monitor's language).
     file: where text mode prints (default: sys.stderr).
     clock: the time in seconds; tests pass a fake one.
     show: in Jupyter, display the widget at once (so it shows while the loop runs).
+    language: "en" or "zh" for every word the monitor shows (default: the one
+        of `agv.set_language()` when the monitor is made).
 
     After `finish()` the picture stays; `close()` also removes the widget.
     `with TrainingMonitor(...) as monitor:` calls finish() at the end.
@@ -147,7 +200,7 @@ class TrainingMonitor(widgets.VBox):
 
     def __repr__(self) -> str:
         # short and with no memory address: notebooks store it as text/plain, and nbval compares it
-        return f"<autogradviz TrainingMonitor: step {self.step}>"
+        return text("monitor.repr", self.language, step=self.step)
 
     def __init__(
         self,
@@ -157,11 +210,15 @@ class TrainingMonitor(widgets.VBox):
         mode: str = "auto",
         every: float = 0.2,
         log_loss: bool = False,
-        title: str = "Training",
+        title: str | None = None,
         file: TextIO | None = None,
         clock: Callable[[], float] = time.perf_counter,
         show: bool = True,
+        language: str | None = None,
     ):
+        self.language = resolve_language(language)
+        if title is None:
+            title = text("monitor.default_title", self.language)
         if mode == "auto":
             mode = "widget" if _in_jupyter_kernel() else "text"
         if mode not in ("widget", "text"):
@@ -218,18 +275,25 @@ class TrainingMonitor(widgets.VBox):
         """The progress line: step, loss, metrics, speed, and the time left."""
         elapsed = (self._end if self.finished else self.clock()) - self._start
         rate = self.step / elapsed if elapsed > 0 else None
-        parts = [f"step {self.step}" + (f"/{self.total}" if self.total else "")]
+        language = self.language
+        parts = [self._step_text()]
         if self.losses:
-            parts.append(f"loss {self.losses[-1]:.4g}")
+            parts.append(text("monitor.loss_value", language, value=f"{self.losses[-1]:.4g}"))
         parts += [f"{name} {points[-1][1]:.4g}" for name, points in self.metrics.items()]
-        parts.append(_speed(rate))
+        parts.append(_speed(rate, language))
         if self.finished:
-            parts.append(f"done in {_duration(elapsed)}")
+            parts.append(text("monitor.done_in", language, duration=_duration(elapsed)))
         elif self.total and rate:
-            parts.append(f"ETA {_duration((self.total - self.step) / rate)}")
+            parts.append(text("monitor.eta", language, duration=_duration((self.total - self.step) / rate)))
         else:
-            parts.append(f"elapsed {_duration(elapsed)}")
+            parts.append(text("monitor.elapsed", language, duration=_duration(elapsed)))
         return " | ".join(parts)
+
+    def _step_text(self) -> str:
+        """'step 8/100', or 'step 8' without a total."""
+        if self.total:
+            return text("monitor.step_of", self.language, step=self.step, total=self.total)
+        return text("monitor.step", self.language, step=self.step)
 
     def redraw(self) -> None:
         """Show the current state now (update() calls this when a redraw is due)."""
@@ -288,8 +352,32 @@ class TrainingMonitor(widgets.VBox):
         """Draw the panels afresh (loss; metrics if any; gradient norms if a model
         was given) and return the figure as PNG bytes."""
         # the tick labels are made while drawing, so the whole drawing runs with these settings
-        with matplotlib.rc_context(_TEXT_SETTINGS):
+        with matplotlib.rc_context({**_TEXT_SETTINGS, **self._font_settings()}), warnings.catch_warnings():
+            if self._needs_cjk() and cjk_font() is None:
+                # warned once already: matplotlib's own warning, one per missing glyph per redraw, would flood
+                warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
             return self._draw_figure()
+
+    def _labels(self) -> list[str]:
+        """The user's text that the figure shows: the title, the metrics' and the layers' names."""
+        return [self.title, *self.metrics, *self.grad_norms]
+
+    def _needs_cjk(self) -> bool:
+        return self.language == "zh" or any(has_cjk(str(label)) for label in self._labels())
+
+    def _font_settings(self) -> dict:
+        """matplotlib settings that add a CJK font after the usual ones, when the figure needs one:
+        Latin text keeps its font, and a glyph missing from it is taken from the CJK font."""
+        if not self._needs_cjk():
+            return {}
+        font = cjk_font()
+        if font is None:
+            if not _warned["no_cjk_font"]:
+                _warned["no_cjk_font"] = True
+                warnings.warn(text("monitor.no_cjk_font", self.language), UserWarning, stacklevel=4)
+            return {}
+        families = list(matplotlib.rcParams["font.family"])
+        return {"font.family": [*families, font] if font not in families else families}
 
     def _draw_figure(self) -> bytes:
         fig = self.figure
@@ -299,7 +387,10 @@ class TrainingMonitor(widgets.VBox):
         axes = list(fig.subplots(1, panels, squeeze=False)[0])
         loss_ax = axes.pop(0)
         loss_ax.plot(range(1, len(self.losses) + 1), self.losses, color="tab:blue", linewidth=1.2)
-        loss_ax.set(title="loss", xlabel="step", yscale="log" if self.log_loss else "linear")
+        language = self.language
+        step_axis = text("monitor.step_axis", language)
+        loss_title = text("monitor.loss_title", language)
+        loss_ax.set(title=loss_title, xlabel=step_axis, yscale="log" if self.log_loss else "linear")
         loss_ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         loss_ax.grid(alpha=0.3)
         if self.metrics:
@@ -309,19 +400,19 @@ class TrainingMonitor(widgets.VBox):
             for name, points in self.metrics.items():
                 steps, values = zip(*points)
                 lines += ax.plot(steps, values, marker="." if len(points) <= 50 else None, label=name)
-            ax.set(title="metrics", xlabel="step")
+            ax.set(title=text("monitor.metrics_title", language), xlabel=step_axis)
             ax.grid(alpha=0.3)
             # labels given, not collected: legend() would skip a name starting with "_"
             ax.legend(lines, [_plain(name) for name in self.metrics])
         if self.grad_norms:
-            _plot_grad_norms(axes.pop(0), self.grad_norms)
-        fig.suptitle(f"{_plain(self.title)} - step {self.step}" + (f"/{self.total}" if self.total else ""))
+            _plot_grad_norms(axes.pop(0), self.grad_norms, language)
+        fig.suptitle(f"{_plain(self.title)} - {self._step_text()}")
         buffer = io.BytesIO()
         fig.canvas.print_png(buffer)
         return buffer.getvalue()
 
 
-def _plot_grad_norms(ax, norms: dict[str, float | None]) -> None:
+def _plot_grad_norms(ax, norms: dict[str, float | None], language: str) -> None:
     """One horizontal bar per layer, on a log scale, the first layer at the top;
     vanishing and exploding norms are colored and their zones shaded."""
     seen = [n for n in norms.values() if n is not None and 0 < n < math.inf]
@@ -330,11 +421,11 @@ def _plot_grad_norms(ax, norms: dict[str, float | None]) -> None:
     for start, end, state in ((low, VANISHING, "vanishing"), (EXPLODING, high, "exploding")):
         ax.axvspan(start, end, color=COLORS[state], alpha=0.12, zorder=0)
         middle = math.sqrt(start * end)  # the zone's middle, on a log axis
-        ax.text(middle, 1.01, state, transform=ax.get_xaxis_transform(), ha="center", va="bottom",
+        ax.text(middle, 1.01, text(f"monitor.{state}", language), transform=ax.get_xaxis_transform(), ha="center", va="bottom",
                 color=COLORS[state], fontsize=9)  # fmt: skip
     for y, norm in enumerate(norms.values()):
         if norm is None:
-            ax.text(low, y, "  no .grad", va="center", color="0.5", fontsize=9)
+            ax.text(low, y, "  " + text("monitor.no_grad", language), va="center", color="0.5", fontsize=9)
             continue
         end = high if math.isnan(norm) else min(max(norm, low), high)  # 0 and inf show at the edges
         ax.barh(y, end - low, left=low, height=0.6, color=COLORS[grad_state(norm)])
@@ -345,6 +436,6 @@ def _plot_grad_norms(ax, norms: dict[str, float | None]) -> None:
     ax.set_xlim(low, high)
     ax.set_ylim(len(norms) - 0.5, -0.5)  # the first layer at the top
     ax.set_yticks(range(len(norms)), [_plain(name) for name in norms])
-    ax.set_title("gradient norm per layer", pad=16)  # room for the zones' names
-    ax.set_xlabel("L2 norm of the gradient (log scale)")
+    ax.set_title(text("monitor.grad_title", language), pad=16)  # room for the zones' names
+    ax.set_xlabel(text("monitor.grad_axis", language))
     ax.grid(axis="x", alpha=0.3)

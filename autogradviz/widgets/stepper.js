@@ -4,6 +4,8 @@
 // runs in Jupyter (anywidget) and in the standalone page of to_html().
 
 const STATES = ["done", "current", "waiting"];
+// the picture's smallest text may not shrink below this (px): else the panel goes below it
+const READABLE_PX = 10;
 
 function button(label, title, cls) {
   const b = document.createElement("button");
@@ -22,44 +24,75 @@ function close(got, want) {
     got.every((g, i) => Math.abs(g - want[i]) <= 1e-4 + 1e-3 * Math.abs(want[i]));
 }
 
+// "{name}" fields of a label (the table's templates, ui_text.py), filled in
+function fill(template, fields) {
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in fields ? fields[name] : whole));
+}
+
+// The SVG's width in CSS px at its natural size, and its smallest text at that size (px).
+// Read from attributes only, so it works before the picture is laid out or while it is hidden.
+function naturalSize(svg) {
+  const width = svg.getAttribute("width") || "";
+  const px = parseFloat(width) * (width.endsWith("pt") ? 4 / 3 : 1);
+  const box = svg.viewBox && svg.viewBox.baseVal;
+  const perUnit = box && box.width ? px / box.width : 1; // CSS px per user unit
+  let smallest = Infinity;
+  for (const t of svg.querySelectorAll("text")) {
+    const size = parseFloat(t.getAttribute("font-size"));
+    if (t.textContent.trim() && size) smallest = Math.min(smallest, size * perUnit);
+  }
+  return { width: px, smallest };
+}
+
 function render({ model, el }) {
   const frames = model.get("frames");
+  const labels = model.get("labels") || {};
+  const label = (key) => labels[key] || key;
   const last = frames.length - 1;
   const root = document.createElement("div");
   root.className = "agv-stepper";
+  // focusable, so that its keys work once it is clicked, and only then (see keys() below)
+  root.tabIndex = 0;
+  root.title = label("keys_tip");
 
   const title = document.createElement("div");
   title.className = "agv-title";
 
   const bar = document.createElement("div");
   bar.className = "agv-controls";
-  const reset = button("⇤ Reset", "back to the start", "agv-reset");
-  const back = button("◀ Back", "one step back", "agv-back");
-  const next = button("Next ▶", "run the next node", "agv-next");
-  const play = button("▶ Play", "play / pause", "agv-play");
-  const end = button("Run to end ⇥", "run every remaining node", "agv-end");
+  const reset = button(label("reset"), label("reset_tip"), "agv-reset");
+  const back = button(label("back"), label("back_tip"), "agv-back");
+  const next = button(label("next"), label("next_tip"), "agv-next");
+  const play = button(label("play"), label("play_tip"), "agv-play");
+  const end = button(label("end"), label("end_tip"), "agv-end");
   const slider = document.createElement("input");
   slider.type = "range";
   slider.min = "0";
   slider.max = String(last);
   slider.className = "agv-slider";
-  slider.title = "position";
+  slider.title = label("slider_tip");
   const speed = document.createElement("select");
   speed.className = "agv-speed";
-  speed.title = "steps per second";
+  speed.title = label("speed_tip");
   for (const s of ["0.5", "1", "2", "4"]) {
     const o = document.createElement("option");
     o.value = s;
-    o.textContent = s + " step/s";
+    o.textContent = fill(label("speed"), { rate: s });
     if (s === "1") o.selected = true;
     speed.append(o);
   }
-  // what the marks on the graph mean
-  const legend = document.createElement("span");
+  // what the marks on the graph mean: one unbreakable item per state, wrapping between items
+  const legend = document.createElement("div");
   legend.className = "agv-legend";
-  legend.innerHTML = [...STATES, "untouched"]
-    .map((s) => `<span class="agv-key agv-key-${s}"></span>${s}`).join(" ");
-  bar.append(reset, back, next, play, end, slider, speed, legend);
+  for (const s of [...STATES, "untouched"]) {
+    const item = document.createElement("span");
+    item.className = "agv-legend-item";
+    const key = document.createElement("span");
+    key.className = "agv-key agv-key-" + s;
+    item.append(key, label("legend." + s));
+    legend.append(item);
+  }
+  bar.append(reset, back, next, play, end, slider, speed);
 
   const body = document.createElement("div");
   body.className = "agv-body";
@@ -76,25 +109,36 @@ function render({ model, el }) {
   table.className = "agv-table";
   side.append(panel, quiz, table);
   body.append(picture, side);
-  root.append(title, bar, body);
+  root.append(title, bar, legend, body);
   el.append(root);
 
   // the SVG's node groups, looked up once
   const nodes = new Map();
   for (const g of picture.querySelectorAll("g[id^='agv-']")) nodes.set(g.id, g);
 
-  // A wide graph is shrunk to fit, but to no less than 70% of its size: smaller,
-  // its labels are unreadable, so the picture scrolls instead (see follow()).
+  // The panel sits beside the picture only if the picture, shrunk to the room left
+  // beside it, keeps its smallest text at READABLE_PX or more; else it goes below
+  // (the stylesheet's default). A picture too wide even for the whole width shrinks
+  // to READABLE_PX text and no further: it scrolls instead (see follow()).
   const svg = picture.querySelector("svg");
-  const width = svg ? svg.getAttribute("width") || "" : "";
-  const natural = parseFloat(width) * (width.endsWith("pt") ? 4 / 3 : 1);
+  const natural = svg ? naturalSize(svg) : null;
   function fit() {
-    if (natural && picture.clientWidth) {
-      svg.style.width = Math.max(Math.min(natural, picture.clientWidth), 0.7 * natural) + "px";
-    }
+    const width = root.clientWidth;
+    if (!natural || !natural.width || !width) return;
+    const style = getComputedStyle(root);
+    const side = parseFloat(style.getPropertyValue("--agv-side-width")) || 360;
+    const gap = parseFloat(getComputedStyle(body).columnGap) || 0;
+    const smallest = Number.isFinite(natural.smallest) ? natural.smallest : READABLE_PX;
+    const shrinkable = Math.min(1, READABLE_PX / smallest); // the least scale keeping text readable
+    const besideRoom = width - side - gap;
+    const beside = besideRoom > 0 && Math.min(1, besideRoom / natural.width) >= shrinkable;
+    body.classList.toggle("agv-beside", beside);
+    const room = beside ? besideRoom : width;
+    svg.style.width = natural.width * Math.max(Math.min(1, room / natural.width), shrinkable) + "px";
   }
   const resizing = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(fit);
-  if (resizing) resizing.observe(picture);
+  if (resizing) resizing.observe(root);
+  fit();
 
   // keep the current node in sight inside a scrolled picture, without scrolling the page
   function follow(g) {
@@ -133,11 +177,11 @@ function render({ model, el }) {
     quiz.replaceChildren();
     if (!model.get("quiz") || !frame.quiz || frame.quiz.targets.length === 0) return;
     const head = document.createElement("p");
-    head.textContent = "Your turn: what will the next node send?";
+    head.textContent = label("quiz.head");
     quiz.append(head);
-    const inputs = frame.quiz.targets.map((target) => {
+    const inputs = frame.quiz.prompts.map((prompt) => {
       const row = document.createElement("label");
-      row.textContent = "to " + target + ": ";
+      row.textContent = prompt;
       const input = document.createElement("input");
       input.type = "text";
       input.className = "agv-answer";
@@ -145,13 +189,13 @@ function render({ model, el }) {
       quiz.append(row);
       return input;
     });
-    const check = button("Check", "compare with what backward computes", "agv-check");
+    const check = button(label("quiz.check"), label("quiz.check_tip"), "agv-check");
     const verdict = document.createElement("p");
     verdict.className = "agv-verdict";
     check.addEventListener("click", () => {
       const right = inputs.every((input, i) => close(numbers(input.value), frame.quiz.expected[i]));
       verdict.className = "agv-verdict " + (right ? "agv-right" : "agv-wrong");
-      verdict.textContent = right ? "Right! Press Next to see it." : "Not quite. Hint: " + frame.quiz.hint;
+      verdict.textContent = right ? label("quiz.right") : fill(label("quiz.wrong"), { hint: frame.quiz.hint });
     });
     quiz.append(check, verdict);
   }
@@ -165,12 +209,12 @@ function render({ model, el }) {
   function stop() {
     if (timer !== null) clearInterval(timer);
     timer = null;
-    play.textContent = "▶ Play";
+    play.textContent = label("play");
   }
   play.addEventListener("click", () => {
     if (timer !== null) return stop();
     if (model.get("position") === last) go(0);
-    play.textContent = "❚❚ Pause";
+    play.textContent = label("pause");
     timer = setInterval(() => {
       if (model.get("position") >= last) return stop();
       go(model.get("position") + 1);
@@ -188,12 +232,34 @@ function render({ model, el }) {
   end.addEventListener("click", () => { stop(); go(last); });
   slider.addEventListener("input", () => { stop(); go(Number(slider.value)); });
 
+  // Keys act only while the stepper (or one of its buttons) has the focus: a click on
+  // it gives it. Handled here, they stop: the notebook's own shortcuts (arrows move
+  // between cells, Space scrolls) must not run as well. Typing in a quiz answer or the
+  // speed menu keeps its keys.
+  const actions = {
+    ArrowLeft: () => back.click(),
+    ArrowRight: () => next.click(),
+    " ": () => play.click(),
+    Home: () => reset.click(),
+    End: () => end.click(),
+  };
+  function keys(event) {
+    const action = actions[event.key];
+    const typing = event.target.closest && event.target.closest("input[type='text'], select, textarea");
+    if (!action || typing || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    event.preventDefault();
+    event.stopPropagation();
+    action();
+  }
+  root.addEventListener("keydown", keys);
+
   model.on("change:position", show);
   show();
   return () => {
     stop();
     model.off("change:position", show);
     if (resizing) resizing.disconnect();
+    root.removeEventListener("keydown", keys);
   };
 }
 

@@ -16,6 +16,7 @@ enough (lifetime.py says why a kernel is different).
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import re
@@ -26,17 +27,24 @@ import anywidget
 import numpy as np
 import traitlets
 
-from .. import engine
+from .. import engine, ui_text
 from ..core.creation import tensor
-from ..core.protocol import AUTOGRADVIZ, GraphNode
+from ..core.protocol import AUTOGRADVIZ, GraphNode, reader_for
 from ..viz.labels import preview
 from ..viz.model import Namer
-from ..viz.view import draw
+from ..viz.view import draw, named
 from . import trace
 from .lifetime import forget_without_kernel, widget_tree
 
 _HERE = Path(__file__).parent
 STATES = ("done", "current", "waiting")
+# the strings the browser shows that no frame holds: buttons, tooltips, legend, quiz (stepper.js)
+_LABEL_KEYS = (
+    "reset", "reset_tip", "back", "back_tip", "next", "next_tip", "play", "pause", "play_tip",
+    "end", "end_tip", "slider_tip", "speed_tip", "speed", "keys_tip",
+    "legend.done", "legend.current", "legend.waiting", "legend.untouched",
+    "quiz.head", "quiz.check", "quiz.check_tip", "quiz.right", "quiz.wrong",
+)  # fmt: skip
 
 
 class BackwardStepper(anywidget.AnyWidget):
@@ -47,6 +55,10 @@ class BackwardStepper(anywidget.AnyWidget):
     all) or untouched, and explains the current step: upstream × local
     derivative = what each input receives, paths adding up, broadcasting
     summed away. With quiz=True the learner predicts each step first.
+
+    language: "en" or "zh" for this stepper's text; default: `agv.set_language`'s.
+    Keys, with the widget focused (click it): ← → step, Space plays and
+    pauses, Home and End go to the start and the end.
     """
 
     # the code itself, not the files' paths: for a path, anywidget connects each new widget to the
@@ -59,6 +71,7 @@ class BackwardStepper(anywidget.AnyWidget):
     frames = traitlets.List().tag(sync=True)
     position = traitlets.Int(0).tag(sync=True)
     quiz = traitlets.Bool(False).tag(sync=True)
+    labels = traitlets.Dict().tag(sync=True)  # the buttons' text and the rest of _LABEL_KEYS
 
     @traitlets.validate("position")
     def _valid_position(self, proposal):
@@ -74,34 +87,77 @@ class BackwardStepper(anywidget.AnyWidget):
         names: Mapping | None = None,
         kind: str = "forward",
         quiz: bool = False,
+        language: str | None = None,
         **draw_options,
     ):
         # first: close() (also run by the base class's __del__ if this __init__ fails) reads them
         self._closed, self._made = False, []
+        self._language = ui_text.resolve_language(language)
         self._root, self._gradient = root, gradient
-        self._tensors_reader = AUTOGRADVIZ
-        self._steps = trace.record(root, gradient, names)
+        names = named(names, draw_options.pop("model", None))
+        self._tensors_reader = reader_for(root) or AUTOGRADVIZ
+        if self._tensors_reader is AUTOGRADVIZ:
+            self._steps = trace.record(root, gradient, names)
+            (seed,) = engine.root_gradients(
+                [root], [] if gradient is None else [gradient], False, "BackwardStepper"
+            )
+            self._seed = np.array(self._tensors_reader.value(seed), copy=True)
+        else:  # another library's graph (autogradviz.torch): its adapter records one real backward
+            self._steps, self._seed = self._tensors_reader.record_backward(root, gradient, names)
         self._namer = Namer([root], names, self._tensors_reader)
         self._root_node = self._tensors_reader.node(root)
-        (seed,) = engine.root_gradients(
-            [root], [] if gradient is None else [gradient], False, "BackwardStepper"
-        )
-        self._seed = np.array(self._tensors_reader.value(seed), copy=True)
         self._view = draw(root, kind=kind, names=names, **draw_options)
         self._ids = _svg_ids(self._view.boxes, self._tensors_reader)
         self._applied = False
         super().__init__(
-            svg=_strip_xml_prolog(self._view.svg()), frames=self._frames(), position=0, quiz=quiz
+            svg=_strip_xml_prolog(self._view.svg()),
+            frames=self._frames(),
+            position=0,
+            quiz=quiz,
+            labels={key: self._text("stepper." + key) for key in _LABEL_KEYS},
         )
         # the widgets made with this one (its layout): close() closes them too, and only them
         self._made = [w for w in widget_tree(self) if w is not self]
         forget_without_kernel([self, *self._made])
 
+    def _text(self, key: str, **fields) -> str:
+        return ui_text.text(key, self._language, **fields)
+
     def __repr__(self) -> str:
         # short and with no memory address: a notebook shows it as text/plain, and nbval compares it
         if self._closed:
             return "<autogradviz BackwardStepper: closed>"
-        return f"<autogradviz BackwardStepper: {self.last} steps, at position {self.position}>"
+        return self._text("stepper.summary", steps=self.last, position=self.position)
+
+    def _repr_mimebundle_(self, **kwargs) -> tuple[dict, dict] | None:
+        """The widget view, and a static first frame for whatever cannot show it (an
+        untrusted notebook, GitHub, a notebook opened with no kernel): with a live
+        kernel, Jupyter prefers the widget; the others fall back to text/html."""
+        if self._closed:
+            return None  # as ipywidgets does for a closed widget: no view to show
+        # the two entries anywidget writes (the widget view's format, version 2.1), and the static frame
+        view = {"version_major": 2, "version_minor": 1, "model_id": self.model_id}
+        data = {
+            "text/plain": repr(self),
+            "application/vnd.jupyter.widget-view+json": view,
+            "text/html": self.static_html(),
+        }
+        return data, {}
+
+    def static_html(self) -> str:
+        """The first frame as plain HTML (no script, no style sheet): the picture,
+        the title and a line saying to run the cell. An SVG in an <img> data URL,
+        since notebook sanitizers keep images but drop inline SVG and <style>."""
+        self._check_open("static_html()")
+        picture = base64.b64encode(self.frame_svg(0).encode("utf-8")).decode("ascii")
+        title = html.escape(self.frames[0]["title"])
+        note = html.escape(self._text("stepper.static_note"))
+        return (
+            f'<div class="agv-stepper-static">'
+            f'<p style="font-weight: bold; margin: 4px 0;">{title}</p>'
+            f'<img src="data:image/svg+xml;base64,{picture}" alt="{title}" style="max-width: 100%; height: auto;">'
+            f'<p style="font-style: italic; color: #555; margin: 4px 0;">{note}</p></div>'
+        )
 
     def close(self) -> None:
         """Let go of the graph (the root, every node, the gradients recorded) and
@@ -199,7 +255,12 @@ class BackwardStepper(anywidget.AnyWidget):
         self._check_open("apply()")
         if self._applied:
             raise RuntimeError("apply() already wrote these gradients; calling it again would add them twice")
-        engine.backward([self._root], None if self._gradient is None else [self._gradient], retain_graph=True)
+        if self._tensors_reader is AUTOGRADVIZ:
+            engine.backward(
+                [self._root], None if self._gradient is None else [self._gradient], retain_graph=True
+            )
+        else:
+            self._tensors_reader.backward(self._root, self._gradient)
         self._applied = True
 
     def check(self, answers) -> tuple[bool, str]:
@@ -210,7 +271,7 @@ class BackwardStepper(anywidget.AnyWidget):
         if self.position >= self.last:
             raise RuntimeError("check: the walk is over, there is no next step to predict")
         step = self.steps[self.position]
-        quiz = _quiz(step, self._label)
+        quiz = self._quiz(step)
         if not quiz["targets"]:
             return True, quiz["hint"]
         answers = (
@@ -223,14 +284,22 @@ class BackwardStepper(anywidget.AnyWidget):
         )
         return right, quiz["hint"]
 
-    def to_html(self, path: str | Path, title: str = "autogradviz: backward, step by step") -> Path:
-        """A standalone page that steps through every frame: no kernel, no network."""
+    def to_html(self, path: str | Path, title: str | None = None) -> Path:
+        """A standalone page that steps through every frame: no kernel, no network.
+        title: the page's title; default "autogradviz: backward, step by step" (in the stepper's language)."""
         self._check_open("to_html()")
         script = (_HERE / "stepper.js").read_text(encoding="utf-8")
         css = (_HERE / "stepper.css").read_text(encoding="utf-8")
-        state = {"svg": self.svg, "frames": self.frames, "position": 0, "quiz": self.quiz}
+        state = {
+            "svg": self.svg,
+            "frames": self.frames,
+            "position": 0,
+            "quiz": self.quiz,
+            "labels": self.labels,
+        }
         page = _PAGE.format(
-            title=html.escape(title),
+            lang="zh-CN" if self._language == "zh" else "en",
+            title=html.escape(self._text("stepper.page_title") if title is None else title),
             css=css,
             # no "<" at all inside the <script>: "</script" would end it early, and "<!--"
             # followed by "<script" (a name can hold anything) would make the parser miss its end
@@ -267,11 +336,37 @@ class BackwardStepper(anywidget.AnyWidget):
 
     def _label(self, tensor_or_node) -> str:
         if self._tensors_reader.is_tensor(tensor_or_node):
-            return self._namer.name(tensor_or_node) or "(unnamed)"
+            return self._namer.name(tensor_or_node) or self._text("stepper.unnamed")
         node = tensor_or_node
         if node.variable is not None:
-            return self._namer.name(node.variable) or "leaf"
-        return self._namer.name(self._namer.tensor_of(node), node) or f"output of {node.op}"
+            return self._namer.name(node.variable) or self._text("stepper.leaf")
+        return self._namer.name(self._namer.tensor_of(node), node) or self._text(
+            "stepper.output_of", op=node.op
+        )
+
+    def _target_label(self, sent: trace.Sent) -> str:
+        """The name of the input a step sends to, as the trace recorded it (the
+        unnamed leaf's fallback "leaf" in the stepper's language)."""
+        target = sent.target
+        if target.variable is not None and not self._namer.name(target.variable):
+            return self._text("stepper.leaf")
+        return sent.target_name
+
+    def _rule_lines(self, step: trace.Step) -> list[str]:
+        """The step's rules in the learner's names, each with its local derivative's
+        value where the trace has it: "∂(c·d)/∂c = d = 4"."""
+        rules = list(step.named_rules or step.rules)
+        if len(rules) != len(step.node.edges):
+            return rules
+        for sent in step.sent:
+            if sent.local is None:
+                continue
+            rule, value = rules[sent.input], preview(sent.local)
+            formula = rule.startswith("∂") and rule.count(" = ") == 1
+            plain = not any(word in rule for word in (" if ", " where ", ":"))
+            if formula and plain and rule.rsplit(" = ", 1)[1] != value:
+                rules[sent.input] = f"{rule} = {value}"
+        return rules
 
     def _frames(self) -> list[dict]:
         frames = []
@@ -295,56 +390,56 @@ class BackwardStepper(anywidget.AnyWidget):
                     "title": self._title(position, step),
                     "panel": self._panel(position, step),
                     "table": self._table(now),
-                    "quiz": _quiz(next_step, self._label) if next_step is not None else None,
+                    "quiz": self._quiz(next_step) if next_step is not None else None,
                 }
             )
         return frames
 
     def _title(self, position: int, step: trace.Step | None) -> str:
         if step is None:
-            return f"Start: {self.last} steps to go"
-        return f"Step {position} of {self.last}: {step.name}"
+            return self._text("stepper.title.start", steps=self.last)
+        return self._text("stepper.title.step", position=position, last=self.last, name=step.name)
 
     def _panel(self, position: int, step: trace.Step | None) -> str:
         e = html.escape
         if step is None:
             names = [s.name for s in self.steps]
             if len(names) > 12:  # a long walk would fill the panel: its ends say enough
-                names = [*names[:6], f"… {len(names) - 10} more …", *names[-4:]]
+                names = [*names[:6], self._text("stepper.panel.more", count=len(names) - 10), *names[-4:]]
             order = " → ".join(e(name) for name in names)
-            return (
-                f"<p>Backward starts at <b>{e(self._label(self._root))}</b> with the gradient "
-                f"<code>{e(preview(self._seed))}</code> (d output / d output).</p>"
-                f"<p>The engine will run the nodes in this (topological) order, each only after every "
-                f"node that sends it gradient: {order}.</p>"
+            start = self._text(
+                "stepper.panel.start", root=e(self._label(self._root)), seed=e(preview(self._seed))
             )
+            return f"<p>{start}</p><p>{self._text('stepper.panel.order', order=order)}</p>"
         parts = [
-            f'<p class="agv-node-name"><b>{e(step.name)}</b> reverses <code>{e(step.op)}</code></p>',
-            f"<p>gradient arriving (upstream): <code>{e(preview(step.upstream))}</code></p>",
+            f'<p class="agv-node-name">{self._text("stepper.panel.reverses", name=e(step.name), op=e(step.op))}</p>',
+            f"<p>{self._text('stepper.panel.upstream', upstream=e(preview(step.upstream)))}</p>",
         ]
         if step.leaf is not None:
             name = e(self._label(step.leaf))
             if step.leaf_before is None:
-                parts.append(
-                    f"<p><b>{name}.grad</b> was None, and becomes <code>{e(preview(step.leaf_after))}</code></p>"
-                )
+                line = self._text("stepper.panel.leaf_new", name=name, value=e(preview(step.leaf_after)))
             else:
-                parts.append(
-                    f"<p><b>{name}.grad</b> accumulates: <code>{e(preview(step.leaf_before))}</code> + "
-                    f"<code>{e(preview(step.upstream))}</code> = <code>{e(preview(step.leaf_after))}</code></p>"
+                line = self._text(
+                    "stepper.panel.leaf_add",
+                    name=name,
+                    before=e(preview(step.leaf_before)),
+                    upstream=e(preview(step.upstream)),
+                    after=e(preview(step.leaf_after)),
                 )
+            parts.append(f"<p>{line}</p>")
             return "".join(parts)
-        rules = "".join(f"<li><code>{e(rule)}</code></li>" for rule in step.rules)
+        rules = "".join(f"<li><code>{e(rule)}</code></li>" for rule in self._rule_lines(step))
         if step.code is not None:
             # a custom Function: its backward is the user's code, not a formula of the library
             parts.append(
-                f"<p>its backward is your code, <code>{e(step.op)}.backward</code>:</p>"
+                f"<p>{self._text('stepper.panel.code', op=e(step.op))}</p>"
                 f'<pre class="agv-code"><code>{e(step.code)}</code></pre>'
             )
         elif rules:
-            parts.append(f"<p>local derivatives:</p><ul>{rules}</ul>")
+            parts.append(f"<p>{self._text('stepper.panel.rules')}</p><ul>{rules}</ul>")
         for sent in step.sent:
-            target = e(sent.target_name)
+            target = e(self._target_label(sent))
             if sent.local is not None:
                 line = (
                     f"<code>{e(preview(step.upstream))}</code> × <code>{e(preview(sent.local))}</code> = "
@@ -352,18 +447,27 @@ class BackwardStepper(anywidget.AnyWidget):
                 )
             else:
                 line = f"<code>{e(preview(sent.product))}</code>"
-            parts.append(f"<p>to <b>{target}</b> (input {sent.input + 1}): upstream × local = {line}</p>")
+            parts.append(
+                f"<p>{self._text('stepper.panel.sent', target=target, number=sent.input + 1, line=line)}</p>"
+            )
             if sent.reduced_axes is not None:
-                parts.append(
-                    f'<p class="agv-reduce">broadcasting undone: summed over axes {e(str(sent.reduced_axes))}, '
-                    f"shape {e(str(sent.shape_before))} → {e(str(tuple(np.shape(sent.value))))}: "
-                    f"<code>{e(preview(sent.value))}</code></p>"
+                reduced = self._text(
+                    "stepper.panel.reduce",
+                    axes=e(str(sent.reduced_axes)),
+                    before=e(str(sent.shape_before)),
+                    after=e(str(tuple(np.shape(sent.value)))),
+                    value=e(preview(sent.value)),
                 )
+                parts.append(f'<p class="agv-reduce">{reduced}</p>')
             if sent.before is not None:
-                parts.append(
-                    f'<p class="agv-merge">paths meet at <b>{target}</b>: <code>{e(preview(sent.before))}</code> + '
-                    f"<code>{e(preview(sent.value))}</code> = <code>{e(preview(sent.after))}</code></p>"
+                merged = self._text(
+                    "stepper.panel.merge",
+                    target=target,
+                    before=e(preview(sent.before)),
+                    value=e(preview(sent.value)),
+                    after=e(preview(sent.after)),
                 )
+                parts.append(f'<p class="agv-merge">{merged}</p>')
         return "".join(parts)
 
     def _table(self, now: trace.State) -> str:
@@ -379,27 +483,33 @@ class BackwardStepper(anywidget.AnyWidget):
                 value, status = self._final_grad(node), "complete"
             else:
                 value = now.waiting.get(node)
-                status = "so far" if value is not None else ""
+                status = "so_far" if value is not None else ""
             shown = "—" if value is None else preview(value)
+            status = self._text("stepper.table." + status) if status else ""
             rows.append(
                 f"<tr><td>{e(self._label(t))}</td><td><code>{e(shown)}</code></td><td>{e(status)}</td></tr>"
             )
-        return f"<table><tr><th>tensor</th><th>gradient</th><th></th></tr>{''.join(rows)}</table>"
+        head = f"<tr><th>{e(self._text('stepper.table.tensor'))}</th><th>{e(self._text('stepper.table.gradient'))}</th><th></th></tr>"
+        return f"<table>{head}{''.join(rows)}</table>"
 
-
-def _quiz(step: trace.Step | None, label) -> dict:
-    """What the next step will send, for the learner to predict."""
-    if step is None:
-        return {"targets": [], "expected": [], "hint": ""}
-    rules = "; ".join(step.rules)
-    hint = f"{step.name}: {rules}. The upstream gradient is {preview(step.upstream)}."
-    if step.leaf is not None:
-        return {"targets": [], "expected": [], "hint": hint + " This step only writes .grad."}
-    return {
-        "targets": [f"{s.target_name} (input {s.input + 1})" for s in step.sent],
-        "expected": [np.asarray(s.value, dtype=float).reshape(-1).tolist() for s in step.sent],
-        "hint": hint,
-    }
+    def _quiz(self, step: trace.Step | None) -> dict:
+        """What the next step will send, for the learner to predict."""
+        if step is None:
+            return {"targets": [], "prompts": [], "expected": [], "hint": ""}
+        rules = self._text("stepper.quiz.rule_separator").join(self._rule_lines(step))
+        hint = self._text("stepper.quiz.hint", name=step.name, rules=rules, upstream=preview(step.upstream))
+        if step.leaf is not None:
+            hint += self._text("stepper.quiz.hint_leaf")
+            return {"targets": [], "prompts": [], "expected": [], "hint": hint}
+        targets = [
+            self._text("stepper.target", target=self._target_label(s), number=s.input + 1) for s in step.sent
+        ]
+        return {
+            "targets": targets,
+            "prompts": [self._text("stepper.quiz.to", target=target) for target in targets],
+            "expected": [np.asarray(s.value, dtype=float).reshape(-1).tolist() for s in step.sent],
+            "hint": hint,
+        }
 
 
 def _svg_ids(boxes, tensors) -> dict[GraphNode, list[str]]:
@@ -433,7 +543,7 @@ def styled_svg(svg: str, classes: Mapping[str, str]) -> str:
 
 
 _PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title>
 <style>{css}</style></head>
 <body><div id="agv-stepper"></div>
 <script type="application/json" id="agv-state">{state}</script>

@@ -11,6 +11,7 @@ start, when only the output holds its seed gradient.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -50,6 +51,8 @@ class Step:
     leaf: object = None  # for AccumulateGrad: the leaf written
     leaf_before: np.ndarray | None = None
     leaf_after: np.ndarray | None = None
+    # the node's rules with the learner's names for its inputs, where known: ∂(c·d)/∂c = d
+    named_rules: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -82,7 +85,7 @@ def record(root, gradient=None, names: Mapping | None = None) -> list[Step]:
     steps: list[Step] = []
     for raw in engine.backward_steps([root], [seed], retain_graph=True, accumulate=False):
         node = raw.node
-        step = Step(raw.index, node, _copy(raw.grad))
+        step = Step(raw.index, node, _copy(raw.grad), named_rules=named_rules(node, namer))
         if node.variable is not None:
             step.leaf = node.variable
             step.leaf_before = _copy(raw.leaf_grad_before)
@@ -137,6 +140,82 @@ def _target_name(child: GraphNode, namer: Namer) -> str:
     if child.variable is not None:
         return namer.name(child.variable) or "leaf"
     return namer.name(namer.tensor_of(child), child) or child.name()
+
+
+# A rule names the op's inputs with one letter: a and b, or A and B. "∂(a·b)/∂a" says which input
+# a rule is about; a letter counts as the symbol only where no other ASCII letter, digit or _ is
+# beside it ("ln a", "aᵀ" yes; "else", "max" no).
+_DENOMINATOR = re.compile(r"/∂([A-Za-z])(?![A-Za-z0-9_])")
+_ALONE = r"(?<![A-Za-z0-9_]){}(?![A-Za-z0-9_])"
+# a symbol raised to a power is written with a superscript letter (eᵃ, aᵇ⁻¹): a name cannot be
+_SUPERSCRIPT = {"a": "ᵃ", "b": "ᵇ"}
+
+
+def _input_symbols(rules: tuple[str, ...], inputs: int) -> list[str | None]:
+    """The one-letter symbol each input has in the rules: from "/∂x" where a
+    rule says it, else a, b by position when the rules use those letters and
+    no ∂ at all ("1 where a > b"): a rule with a ∂ but no one-letter symbol
+    ("∂/∂mean = 0: ... a sample") is prose, and keeps its words."""
+    if len(rules) == inputs:
+        found = [_DENOMINATOR.search(rule) for rule in rules]
+        if all(found):
+            return [m.group(1) for m in found]
+    text = " ".join(rules)
+    if "∂" in text:
+        return [None] * inputs
+    return [
+        letter if i < inputs and re.search(_ALONE.format(letter), text) else None
+        for i, letter in enumerate("ab")
+    ][:inputs] + [None] * max(0, inputs - 2)
+
+
+def _input_name(node: GraphNode, i: int, namer: Namer) -> str | None:
+    """The learner's name for input i of the node's forward op (names= or .name), or None."""
+    child = node.edges[i]
+    if child is None:  # a constant: named only if it is the data of a tensor names= holds
+        value = node.constants[i] if i < len(node.constants) else None
+        if not isinstance(value, np.ndarray):
+            return None
+        tensor = next((t for t in namer.tensors if namer.reader.value(t) is value), None)
+        return namer.name(tensor) if tensor is not None else None
+    if child.variable is not None:
+        return namer.name(child.variable)
+    return namer.name(namer.tensor_of(child), child)
+
+
+def named_rules(node: GraphNode, namer: Namer) -> tuple[str, ...]:
+    """The node's rules with each input's generic letter replaced by the
+    learner's name: for `c * d`, "∂(a·b)/∂a = b" becomes "∂(c·d)/∂c = d". An
+    unnamed input keeps its letter. All letters are replaced at once, so the
+    names a → b, b → a swap correctly."""
+    rules = tuple(node.rules)
+    inputs = len(node.edges)
+    names = {}
+    for i, symbol in enumerate(_input_symbols(rules, inputs)):
+        name = _input_name(node, i, namer) if symbol is not None else None
+        if name and symbol not in names:
+            names[symbol] = name
+    if not names:
+        return rules
+
+    def raised(name: str, minus_one: bool) -> str:
+        base = name if re.fullmatch(r"[A-Za-z]", name) else f"({name})"
+        return f"^({name}-1)" if minus_one else f"^{base}"
+
+    patterns = [_ALONE.format(re.escape(symbol)) for symbol in names]
+    for symbol in names:
+        if symbol in _SUPERSCRIPT:
+            patterns.append(f"{_SUPERSCRIPT[symbol]}(?:⁻¹)?")
+    pattern = re.compile("|".join(patterns))
+    by_superscript = {sup: names[letter] for letter, sup in _SUPERSCRIPT.items() if letter in names}
+
+    def substitute(match: re.Match) -> str:
+        found = match.group(0)
+        if found[0] in by_superscript:
+            return raised(by_superscript[found[0]], found.endswith("⁻¹"))
+        return names[found]
+
+    return tuple(pattern.sub(substitute, rule) for rule in rules)
 
 
 @dataclass

@@ -3,7 +3,7 @@
 cd notebooks/src && ../../.venv/bin/python 01_computation_graph.py
 """
 
-from lesson import build, code, md
+from lesson import build, code, exercise, md, setup
 
 cells = [
     md(
@@ -63,9 +63,10 @@ The graph gives us two things:
    所以你几乎可以用它们搭出任何模型，却不必亲手推导任何一个梯度。
 """,
     ),
-    code(
+    setup(
         """
 import autogradviz as agv
+from autogradviz.exercises import answered  # used by the exercises' check cells
 
 agv.manual_seed(0)
 """
@@ -359,7 +360,7 @@ agv.draw(loss, names=locals(), kind="backward")
 ## Exercises
 
 Each exercise has a cell for your answer, followed by a cell that checks it. Write your answer, run it,
-then run the check.
+then run the check. The check's first line, `answered(...)`, tells you if an answer is still missing.
 
 **Exercise 1. Leaf or not?** Create these four tensors:
 
@@ -377,6 +378,7 @@ Then, *without* printing any attribute, fill in a dict `answers` that maps each 
 ## 练习
 
 每道练习都有一个写答案的单元格，后面跟着一个检查答案的单元格。写好答案并运行，再运行检查单元格。
+检查单元格的第一行 `answered(...)` 会告诉你是否还有答案没写。
 
 **练习 1：是不是叶子？** 创建下面四个张量：
 
@@ -391,8 +393,10 @@ s = p * r
 映射到你预期的二元组 `(is_leaf, requires_grad)`。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "01.1",
+        answers=("p", "q", "r", "s", "answers"),
+        solution="""
 p = agv.tensor([1.0, 2.0], requires_grad=True)
 q = agv.tensor([3.0, 4.0])
 r = q * 2
@@ -404,17 +408,14 @@ answers = {
     "s": (False, True),  # computed from p, which requires grad
 }
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 for name, tensor in {"p": p, "q": q, "r": r, "s": s}.items():
     actual = (tensor.is_leaf, tensor.requires_grad)
     assert answers[name] == actual, (
         f"{name}: you said {answers[name]}, but (is_leaf, requires_grad) is {actual}"
     )
 print("All four right.")
-"""
+""",
     ),
     md(
         """
@@ -437,16 +438,15 @@ Hint: read the description from the root back to the leaves, then write the form
 提示：从根往叶子的方向读这段描述，再写出公式。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "01.2",
+        answers=("u", "v", "z"),
+        solution="""
 u = agv.tensor(2.0, requires_grad=True)
 v = agv.tensor(3.0, requires_grad=True)
 z = (u + v) * v
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 assert z.grad_fn is not None and z.grad_fn.name() == "MulBackward0", (
     f"z.grad_fn is {z.grad_fn}, not MulBackward0"
 )
@@ -462,7 +462,7 @@ assert second is not None and getattr(second, "variable", None) is v, (
     f"the product's second input should be v, not {second}"
 )
 print("Right:", z.grad_fn, z.grad_fn.next_functions)
-"""
+""",
     ),
     md(
         """
@@ -478,8 +478,10 @@ nodes with `is`, or remember the `id()` of each node you have seen. For `y = w*x
 对 `y = w*x + b`，它应该找到 4 个节点。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "01.3",
+        answers=("backward_nodes",),
+        solution="""
 def backward_nodes(t):
     found, seen, todo = [], set(), [t.grad_fn]
     while todo:
@@ -494,10 +496,7 @@ def backward_nodes(t):
 
 print(sorted(node.name() for node in backward_nodes(y)))
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 found = sorted(node.name() for node in backward_nodes(y))
 assert found == ["AccumulateGrad", "AccumulateGrad", "AddBackward0", "MulBackward0"], (
     f"for y you found {found}"
@@ -509,7 +508,7 @@ assert found == ["AccumulateGrad", "AddBackward0", "ExpBackward0", "MulBackward0
     f"for (g*g + g).exp() you found {found}: is a node reached twice counted twice?"
 )
 print("Right: 4 nodes for y, and 4 for (g*g + g).exp()")
-"""
+""",
     ),
 ]
 

@@ -3,7 +3,7 @@
 cd notebooks/src && ../../.venv/bin/python 02_backward_and_gradients.py
 """
 
-from lesson import build, code, md
+from lesson import build, code, exercise, md, setup
 
 cells = [
     md(
@@ -30,11 +30,12 @@ Lesson 01 built the computation graph. This lesson runs it backwards. You will s
 - `BackwardStepper`：一个节点一个节点地重放 `backward()`。
 """,
     ),
-    code(
+    setup(
         """
 import textwrap
 
 import autogradviz as agv
+from autogradviz.exercises import answered  # used by the exercises' check cells
 
 agv.manual_seed(0)
 """
@@ -105,7 +106,6 @@ backward 计算的是**某一个标量**对每个叶子的梯度。2×2 的输�
     ),
     code(
         """
-# NBVAL_RAISES_EXCEPTION
 y.backward()
 """,
         "raises-exception",
@@ -285,7 +285,8 @@ print(w.grad)
 a scalar root, here `y.sum()`, which has the same gradients as `y.backward(agv.ones(2, 2))`. This time
 `x` is not all ones, so you can see that the gradient reaching `w` is `x`.
 
-Put the stepper last in a cell to get the widget: **Next**, **Back**, **Play**, a slider and **Run to end**.
+Put the stepper last in a cell to get the widget: the buttons **⇤ Reset**, **◀ Back**, **Next ▶**, **▶ Play**
+(it reads **❚❚ Pause** while playing) and **Run to end ⇥**, and a slider.
 Each node is marked *done*, *current*, *waiting* (some of its gradient has arrived, not all of it) or not
 yet touched, and the panel explains the current node: the gradient arriving, each local derivative, and
 `upstream × local` for every input. Stepping never writes `.grad`, so you can go back and forth freely.
@@ -296,10 +297,11 @@ yet touched, and the panel explains the current node: the gradient arriving, eac
 `agv.BackwardStepper` 会重放 `backward()` 实际走过的路径，让你一步一步地查看。给它一个标量根节点，这里用
 `y.sum()`，它的梯度与 `y.backward(agv.ones(2, 2))` 相同。这次 `x` 不再全是 1，你能清楚地看到到达 `w` 的梯度正是 `x`。
 
-把 stepper 放在单元格的最后一行，就会显示交互控件：**Next**、**Back**、**Play**、一个滑块以及 **Run to end**。
-每个节点会被标记为*已完成*（done）、*当前*（current）、*等待中*（waiting，部分梯度已到达，但尚未到齐）或尚未触及；
-面板会解释当前节点：到达的梯度、各个局部导数，以及每个输入得到的 `upstream × local`。
-单步执行从不写入 `.grad`，所以你可以随意前进后退。
+把逐步演示器放在单元格的最后一行，就会显示这个小部件：按钮 **⇤ 重置**、**◀ 后退**、**前进 ▶**、**▶ 播放**
+（播放时变成 **❚❚ 暂停**）和 **运行到底 ⇥**，还有一个滑块。
+每个节点会被标记为*已完成*、*当前*、*等待中*（部分梯度已到达，但尚未到齐）或*未触及*；
+面板会解释当前节点：到达的梯度、各个局部导数，以及每个输入得到的“上游 × 局部导数”。
+单步执行从不写入 `.grad`，所以你可以随意前进、后退。
 """,
     ),
     code(
@@ -447,16 +449,15 @@ Store your answers as nested lists `w_grad_by_hand` and `b_grad_by_hand`. (Hint:
 和 `b_grad_by_hand`。（提示：它就是 `(v * y).sum()` 的梯度。）
 """,
     ),
-    code(
-        """
+    *exercise(
+        "02.1",
+        answers=("w_grad_by_hand", "b_grad_by_hand"),
+        solution="""
 # d/dw of sum(v * (w*x + b)) is v * x, elementwise; d/db is v
 w_grad_by_hand = [[1.0, 0.0], [0.0, 8.0]]
 b_grad_by_hand = [[1.0, 0.0], [0.0, 2.0]]
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 x1 = agv.tensor([[1.0, 2.0], [3.0, 4.0]])
 w1 = agv.rand(2, 2, requires_grad=True)
 b1 = agv.rand(2, 2, requires_grad=True)
@@ -468,7 +469,7 @@ assert agv.allclose(b1.grad, agv.tensor(b_grad_by_hand)), (
     f"b.grad is {b1.grad.tolist()}, you said {b_grad_by_hand}"
 )
 print("Right: w.grad =", w1.grad.tolist(), " b.grad =", b1.grad.tolist())
-"""
+""",
     ),
     md(
         """
@@ -505,16 +506,15 @@ f.backward()
 把预测结果存为列表：(A) 处存为 `at_a`，(B) 处存为 `at_b`。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "02.2",
+        answers=("at_a", "at_b"),
+        solution="""
 # each backward adds d(sum(c*c))/dc = 2c = [2, 4]
 at_a = [4.0, 8.0]  # two backward calls
 at_b = [2.0, 4.0]  # zeroed, then one more
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 c = agv.tensor([1.0, 2.0], requires_grad=True)
 f = (c * c).sum()
 f.backward(retain_graph=True)
@@ -524,7 +524,7 @@ c.grad.zero_()
 f.backward()
 assert agv.allclose(c.grad, agv.tensor(at_b)), f"at (B) c.grad is {c.grad.tolist()}, you predicted {at_b}"
 print("Right: (A)", at_a, " (B)", at_b)
-"""
+""",
     ),
     md(
         """
@@ -569,8 +569,10 @@ out = (w3 * x3 - b3).mean()
 检查单元格会构建 stepper，并让它在每一步给你的预测打分。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "02.3",
+        answers=("predictions",),
+        solution="""
 quarter = [[0.25, 0.25], [0.25, 0.25]]  # mean over 4 elements: each gets 1/4
 predictions = {
     "MeanBackward0": quarter,
@@ -578,10 +580,7 @@ predictions = {
     "MulBackward0": [[0.25, 0.5], [0.75, 1.0]],  # upstream * x3
 }
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 x3 = agv.tensor([[1.0, 2.0], [3.0, 4.0]])
 w3 = agv.rand(2, 2, requires_grad=True)
 b3 = agv.rand(2, 2, requires_grad=True)
@@ -592,7 +591,7 @@ for step in quiz.steps:
         assert right, f"{step.name}: not quite. {hint}"
     quiz.next()
 print("Right at every step:", [step.name for step in quiz.steps])
-"""
+""",
     ),
 ]
 

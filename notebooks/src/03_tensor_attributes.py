@@ -4,7 +4,7 @@ detach() versus .data, item() and tolist()).
     cd notebooks/src && ../../.venv/bin/python 03_tensor_attributes.py
 """
 
-from lesson import build, code, md
+from lesson import build, code, exercise, md, setup
 
 cells = [
     md(
@@ -46,9 +46,10 @@ As always, we fix the random seed so every number printed below is the same on e
 和以往一样，我们先固定随机种子，这样下面打印的每个数字每次运行都完全相同。
 """,
     ),
-    code(
+    setup(
         """
 import autogradviz as agv
+from autogradviz.exercises import answered  # used by the exercises' check cells
 
 agv.manual_seed(0)
 """
@@ -305,7 +306,6 @@ sigmoid 节点保存 `out` 时，也记下了它当时的版本号：0。现在�
     ),
     code(
         """
-# NBVAL_RAISES_EXCEPTION
 out.sum().backward()
 """,
         "raises-exception",
@@ -517,8 +517,10 @@ t = r * p
 例如 `"p": (True, True)`。检查单元会运行这段代码并与你的答案比较。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "03.1",
+        answers=("predictions",),
+        solution="""
 predictions = {
     "p": (True, True),  # created by the user, with requires_grad=True
     "q": (True, False),  # computed from p
@@ -527,10 +529,7 @@ predictions = {
     "t": (True, False),  # p requires grad, so t does too
 }
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 p = agv.ones(3, requires_grad=True)
 q = p * 2
 r = q.detach()
@@ -541,7 +540,7 @@ actual = {name: (v.requires_grad, v.is_leaf) for name, v in dict(p=p, q=q, r=r, 
 for name, pair in actual.items():
     assert predictions.get(name) == pair, f"{name}: you said {predictions.get(name)}, it is {pair} (requires_grad, is_leaf)"
 print("all five right")
-"""
+""",
     ),
     md(
         """
@@ -559,18 +558,17 @@ and call `out2.sum().backward()`. Choose `snapshot` so that backward neither fai
 再调用 `out2.sum().backward()`。请选择合适的方式创建 `snapshot`，使反向传播既不报错，`a2.grad` 也不出错。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "03.2",
+        answers=("a2", "out2", "snapshot"),
+        solution="""
 a2 = agv.tensor([0.0, 1.0, -1.0], requires_grad=True)
 out2 = a2.sigmoid()
 snapshot = out2.detach().clone()  # new storage: changing it cannot touch out2
 snapshot.zero_()
 out2.sum().backward()
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 import math
 
 assert snapshot.tolist() == [0.0, 0.0, 0.0], "snapshot should hold zeros after snapshot.zero_()"
@@ -583,7 +581,7 @@ assert all(abs(g - e * (1 - e)) < 1e-6 for g, e in zip(a2.grad.tolist(), sig)), 
     f"a2.grad is wrong: {a2.grad.tolist()}"
 )
 print("a2.grad =", [round(g, 4) for g in a2.grad.tolist()])
-"""
+""",
     ),
     md(
         """
@@ -601,8 +599,10 @@ with learning rate 0.25 and 5 steps. In each step: compute `f`, append its value
 在 `agv.no_grad()` 里更新 `x`，然后把 `x.grad` 清零（或重置）。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "03.3",
+        answers=("history",),
+        solution="""
 x = agv.tensor(0.0, requires_grad=True)
 history = []
 for step in range(5):
@@ -613,16 +613,13 @@ for step in range(5):
         x -= 0.25 * x.grad
     x.grad = None
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 assert len(history) == 5, f"5 steps, 5 values: history has {len(history)}"
 assert all(type(v) is float for v in history), "store f.item(), a float, not the tensor f"
 expected = [9.0, 2.25, 0.5625, 0.140625, 0.03515625]
 assert all(abs(v - e) < 1e-6 for v, e in zip(history, expected)), f"expected {expected}, got {history}"
 print(history)
-"""
+""",
     ),
 ]
 

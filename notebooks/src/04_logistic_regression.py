@@ -4,7 +4,7 @@ curve, decision boundary, and why w.grad.zero_() fails before the first backward
     cd notebooks/src && ../../.venv/bin/python 04_logistic_regression.py
 """
 
-from lesson import build, code, md
+from lesson import build, code, exercise, md, setup
 
 cells = [
     md(
@@ -29,9 +29,10 @@ before the first `backward()`?
 `w.grad.zero_()` 会出错？
 """,
     ),
-    code(
+    setup(
         """
 import autogradviz as agv
+from autogradviz.exercises import answered  # used by the exercises' check cells
 
 agv.manual_seed(0)
 """
@@ -384,21 +385,20 @@ predicted class (1 if `P(y=1) > 0.5`, else 0) equals the label. Compute it insid
 否则为 0）与标签相同的样本所占的比例。请在 `agv.no_grad()` 中计算。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "04.1",
+        answers=("accuracy",),
+        solution="""
 with agv.no_grad():
     predicted = (model(x_t) > 0.5).float()
     accuracy = (predicted == y_t).float().mean().item()
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 assert type(accuracy) is float, f"accuracy should be a Python float (use .item()), not {type(accuracy).__name__}"
 assert 0.0 <= accuracy <= 1.0, "accuracy is a fraction between 0 and 1"
 assert accuracy == 1.0, f"the trained model classifies all four points correctly, but accuracy = {accuracy}"
 print("accuracy:", accuracy)
-"""
+""",
     ),
     md(
         """
@@ -414,21 +414,20 @@ On the decision boundary the score `w1*x1 + w2*x2 + b` is 0. Using the trained `
 交点处的 `x2_on_boundary`（一个 Python 浮点数）。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "04.2",
+        answers=("x2_on_boundary",),
+        solution="""
 w1, w2 = w.detach().flatten().tolist()
 x2_on_boundary = -(w1 * 0.5 + b.item()) / w2  # solve w1*0.5 + w2*x2 + b = 0 for x2
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 assert isinstance(x2_on_boundary, float), "x2_on_boundary should be a Python float"
 with agv.no_grad():
     p_there = model(agv.tensor([[0.5, x2_on_boundary]])).item()
 assert abs(p_there - 0.5) < 1e-3, f"at (0.5, {x2_on_boundary:.3f}) the model says P(y=1) = {p_there:.3f}, not 0.5"
 print(f"the boundary crosses x1 = 0.5 at x2 = {x2_on_boundary:.3f}")
-"""
+""",
     ),
     md(
         """
@@ -450,8 +449,10 @@ Train new parameters `w_new` and `b_new` from scratch: call `agv.manual_seed(0)`
 （在循环中请用 `agv.sigmoid(agv.matmul(x_t, w_new) + b_new)` 计算模型输出：`model()` 用的是 `w` 和 `b`。）
 """,
     ),
-    code(
-        """
+    *exercise(
+        "04.3",
+        answers=("w_new", "b_new", "final_loss"),
+        solution="""
 agv.manual_seed(0)
 w_new = agv.randn([2, 1], requires_grad=True)
 b_new = agv.zeros(1, requires_grad=True)
@@ -465,10 +466,7 @@ for epoch in range(10_000):
     b_new.grad = None
 final_loss = loss_new.item()
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 assert w_new.is_leaf and w_new.requires_grad and b_new.is_leaf and b_new.requires_grad, (
     "w_new and b_new must stay leaves that require grad: update them in place under agv.no_grad()"
 )
@@ -479,7 +477,7 @@ with agv.no_grad():
 assert abs(loss_now - final_loss) < 1e-3, f"final_loss = {final_loss:.4f}, but w_new and b_new give {loss_now:.4f}"
 assert final_loss < 0.06, f"after 10,000 epochs at lr 1e-2 the loss should be below 0.06, not {final_loss:.4f}"
 print(f"final loss {final_loss:.4f}")
-"""
+""",
     ),
 ]
 

@@ -4,7 +4,7 @@ notebooks/zh/05_paddle_style_autograd.ipynb (run from notebooks/src):
     ../../.venv/bin/python 05_paddle_style_autograd.py
 """
 
-from lesson import build, code, md
+from lesson import build, code, exercise, md, setup
 
 cells = [
     md(
@@ -37,11 +37,12 @@ writes the Paddle way and points out each difference:
 - 一张名称对照表：Paddle、PyTorch、autogradviz。
 """,
     ),
-    code(
+    setup(
         """
 import numpy as np
 
 import autogradviz as agv
+from autogradviz.exercises import answered  # used by the exercises' check cells
 
 agv.manual_seed(0)
 """
@@ -170,7 +171,6 @@ PyTorch 才会替你填上 `v`（此时 `v = 1` 是唯一合理的选择）；�
     ),
     code(
         """
-# NBVAL_RAISES_EXCEPTION
 z.backward()
 """,
         "raises-exception",
@@ -459,24 +459,23 @@ call `loss.backward()`.
 以及保持默认设置的 `k = [5., 7.]`。计算 `loss = (m * k).sum()`，然后调用 `loss.backward()`。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "05.1",
+        answers=("m", "k"),
+        solution="""
 m = agv.to_tensor([2.0, 3.0], stop_gradient=False)
 k = agv.to_tensor([5.0, 7.0])
 loss = (m * k).sum()
 loss.backward()
 print(m.grad, k.grad)
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 assert m.stop_gradient is False, "m must ask for a gradient: stop_gradient=False"
 assert k.stop_gradient is True, "k should keep the default, stop_gradient=True"
 assert m.grad is not None and m.grad.tolist() == [5.0, 7.0], "d(m·k)/dm = k, so m.grad should be [5., 7.]"
 assert k.grad is None, "k stops the gradient, so it gets none"
 print("Right: m.grad =", m.grad.tolist(), " k.grad =", k.grad)
-"""
+""",
     ),
     md(
         """
@@ -496,8 +495,10 @@ and `grad_sum` to it after `z.sum().backward()` on a fresh graph. Mind the accum
 `z.sum().backward()`，把得到的梯度存为 `grad_sum`。注意梯度会累加！
 """,
     ),
-    code(
-        """
+    *exercise(
+        "05.2",
+        answers=("grad_ones", "grad_sum"),
+        solution="""
 x = agv.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
 z = x**3
 z.backward(agv.ones_like(z))
@@ -508,10 +509,7 @@ z.sum().backward()
 grad_sum = x.gradient().copy()
 print(grad_ones, grad_sum)
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 expected = 3 * np.array([1.0, 2.0, 3.0]) ** 2
 assert np.allclose(grad_ones, expected), (
     f"d(x³)/dx = 3x² = {expected}; got {grad_ones} (all zeros? gradient() returns the gradient's own "
@@ -521,7 +519,7 @@ assert np.allclose(grad_sum, expected), (
     f"got {grad_sum}: if it is twice the answer, the gradient from the first backward was not cleared"
 )
 print("Right: both give", grad_sum)
-"""
+""",
     ),
     md(
         """
@@ -539,8 +537,10 @@ on the same graph. Set `after_three` to `w`'s gradient as a list (`tolist()`), t
 把清除后的梯度以列表形式存为 `after_clear`。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "05.3",
+        answers=("after_three", "after_clear"),
+        solution="""
 w = agv.to_tensor([1.0, -2.0], stop_gradient=False)
 y = (w * w).sum()
 y.backward(retain_graph=True)  # the multiplication saved w: keep it for the next calls
@@ -551,16 +551,13 @@ w.clear_grad()
 after_clear = w.grad.tolist()
 print(after_three, after_clear)
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 assert after_three == [6.0, -12.0], (
     f"got {after_three}: each backward adds 2w = [2, -4] (the graph needs retain_graph=True to be reused)"
 )
 assert after_clear == [0.0, 0.0], "clear_grad() sets the gradient to zeros, in place"
 print("Right: three backwards gave", after_three, "and clear_grad() gave", after_clear)
-"""
+""",
     ),
 ]
 

@@ -4,7 +4,7 @@ notebooks/zh/06_inside_the_engine.ipynb (run from notebooks/src):
     ../../.venv/bin/python 06_inside_the_engine.py
 """
 
-from lesson import build, code, md
+from lesson import build, code, exercise, md, setup
 
 cells = [
     md(
@@ -35,13 +35,14 @@ So far we have called `backward()` and read `.grad`. This lesson opens the engin
 - `BackwardStepper` 小部件：它一步一个节点地重放引擎的遍历过程，还带有测验模式。
 """,
     ),
-    code(
+    setup(
         """
 import warnings
 
 import numpy as np
 
 import autogradviz as agv
+from autogradviz.exercises import answered  # used by the exercises' check cells
 
 agv.manual_seed(0)
 """
@@ -287,7 +288,8 @@ for step in agv.backward_steps([e], [agv.ones_like(e)], retain_graph=True, accum
         """
 ## The stepper
 
-`agv.BackwardStepper` replays that same walk as a widget: Reset, Back, Next, Play and a slider;
+`agv.BackwardStepper` replays that same walk as a widget, with the buttons **⇤ Reset**, **◀ Back**, **Next ▶**,
+**▶ Play** (**❚❚ Pause** while playing) and **Run to end ⇥**, and a slider;
 the current node is highlighted, finished nodes are marked done, and nodes that have received some
 but not all of their gradient are marked waiting. A panel explains the current node
 (`upstream × local = sent`) and a table lists every tensor's gradient so far. Stepping never writes
@@ -296,10 +298,11 @@ but not all of their gradient are marked waiting. A panel explains the current n
         """
 ## 逐步演示器（stepper）
 
-`agv.BackwardStepper` 把同样的遍历过程做成一个小部件来重放：有重置、后退、前进、播放按钮和一个滑块；
-当前节点会高亮，已完成的节点标为完成，已收到部分梯度但还没收齐的节点标为等待。
+`agv.BackwardStepper` 把同样的遍历过程做成一个小部件来重放：有 **⇤ 重置**、**◀ 后退**、**前进 ▶**、
+**▶ 播放**（播放时变成 **❚❚ 暂停**）和 **运行到底 ⇥** 这几个按钮，还有一个滑块；
+当前节点会高亮，做完的节点标为“已完成”，已收到部分梯度但还没收齐的节点标为“等待中”。
 面板解释当前节点在做什么（`上游 × 局部导数 = 送出的梯度`），表格列出每个张量到目前为止的梯度。
-逐步演示从不写入 `.grad`，所以来回前进后退都很安全。先看只有 `c = a * b` 的情形：
+逐步演示器从不写入 `.grad`，所以来回前进、后退都很安全。先看只有 `c = a * b` 的情形：
 """,
     ),
     code(
@@ -534,7 +537,7 @@ next step and returns `(right?, hint)`. The first step of `e = (a · b) · d` se
         """
 ## 测验模式
 
-`quiz=True` 把 stepper 变成一道练习：每一步之前，它都会问这个节点将给每个输入送去什么，
+`quiz=True` 把逐步演示器变成一道练习：每一步之前，它都会问这个节点将给每个输入送去什么，
 检查你的答案，并给出包含求导规则和上游梯度的提示。在浏览器里直接输入数字即可；没有浏览器时，
 用 `stepper.check(answers)` 回答下一步，它返回 `(是否正确, 提示)`。
 `e = (a · b) · d` 的第一步送出的是 `[给 c 的, 给 d 的]`：
@@ -582,8 +585,10 @@ already there, what arrived, and their sum.
 （普通浮点数）分别设为已经在那里的值、新到达的值，以及两者之和。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "06.1",
+        answers=("q_before", "q_new", "q_after"),
+        solution="""
 p = agv.tensor(1.0, requires_grad=True)
 q = agv.tensor(3.0, requires_grad=True)
 f = (p + q) * q
@@ -594,17 +599,14 @@ for step in ex1.steps:
             q_before, q_new, q_after = float(sent.before), float(sent.value), float(sent.after)
 print(q_before, "+", q_new, "=", q_after)
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 assert q_before + q_new == q_after, "after should be before + new"
 assert sorted([q_before, q_new]) == [3.0, 4.0], (
     "one path is the product: df/dq = p + q = 4; the other goes through the sum: q × 1 = 3"
 )
 assert q_after == 7.0, "df/dq = (p + q) + q = 7 at p = 1, q = 3"
 print("Right: the two paths add up to df/dq = 7.")
-"""
+""",
     ),
     md(
         """
@@ -630,18 +632,17 @@ Hint: the gradient arriving at `y` is `X`.
 提示：到达 `y` 的梯度就是 `X`。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "06.2",
+        answers=("t_axes", "t_grad"),
+        solution="""
 # t was copied along axis 1 (three columns), so its gradient is summed over axis 1,
 # keeping the (2, 1) shape: the row sums of X
 t_axes = (1,)
 t_grad = [[1.0 + 2.0 + 3.0], [4.0 + 5.0 + 6.0]]
 print(t_axes, t_grad)
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 X_check = agv.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 t_check = agv.zeros(2, 1, requires_grad=True)
 y_check = X_check + t_check
@@ -652,7 +653,7 @@ assert tuple(t_axes) == reduced[0], f"the engine summed over axes {reduced[0]}"
 loss_check.backward()
 assert np.allclose(t_grad, t_check.grad.numpy()), "the gradient at y is X: sum each row of X"
 print("Right: t.grad =", t_check.grad.tolist())
-"""
+""",
     ),
     md(
         """
@@ -676,8 +677,10 @@ The check cell runs a quiz stepper on your first answer.
 检查单元会用测验模式的 stepper 来检验你的第一个答案。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "06.3",
+        answers=("first_answer", "u_grad", "v_grad"),
+        solution="""
 # out = t * w with t = u * v = -6: to t goes w = 0.5, to w goes t = -6
 first_answer = [0.5, -6.0]
 # then t's node sends 0.5 × v to u and 0.5 × u to v
@@ -685,10 +688,7 @@ u_grad = 0.5 * -2.0
 v_grad = 0.5 * 3.0
 print(first_answer, u_grad, v_grad)
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 u = agv.tensor(3.0, requires_grad=True)
 v = agv.tensor(-2.0, requires_grad=True)
 w = agv.tensor(0.5, requires_grad=True)
@@ -700,7 +700,7 @@ checker.apply()
 assert np.isclose(u_grad, u.grad.item()), f"u.grad is upstream × v; it is {u.grad.item()}"
 assert np.isclose(v_grad, v.grad.item()), f"v.grad is upstream × u; it is {v.grad.item()}"
 print("Right: all three answers pass.")
-"""
+""",
     ),
 ]
 

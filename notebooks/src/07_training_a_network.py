@@ -4,7 +4,7 @@ by hand: an MLP on two moons under a TrainingMonitor, then the Paddle tutorial's
     cd notebooks/src && ../../.venv/bin/python 07_training_a_network.py
 """
 
-from lesson import build, code, md
+from lesson import build, code, exercise, md, setup
 
 cells = [
     md(
@@ -39,9 +39,10 @@ on VGG-11, a network with 133 million parameters.
 本课先在一个玩具数据集上训练一个小网络，再照着 Paddle 教程，在拥有 1.33 亿个参数的 VGG-11 上走完一步训练。
 """,
     ),
-    code(
+    setup(
         """
 import autogradviz as agv
+from autogradviz.exercises import answered  # used by the exercises' check cells
 
 agv.manual_seed(0)
 F = agv.nn.functional  # the usual short name, as in PyTorch's `import torch.nn.functional as F`
@@ -235,10 +236,7 @@ same on every run. Each step is the same four lines: `zero_grad`, forward and lo
 metrics you pass to `update()`, and the size of each layer's gradient. Call `monitor.update(loss, accuracy=...)`
 after `backward()` and before the next `zero_grad()`, while the gradients are there, and `monitor.finish()` at
 the end. `mode="widget"` shows it in Jupyter; `mode="text"` prints one progress line in a terminal.
-
-One unusual argument: the monitor reads a clock to show its speed and the time left. This notebook is
-checked by running it again and comparing what it shows, so here the clock counts steps (each step "takes"
-10 ms). In your own code, leave `clock=` out.
+The speed (steps per second) and the time left are measured on your machine, so they differ from run to run.
 """,
         """
 ## 训练循环，配上监视器
@@ -251,19 +249,14 @@ checked by running it again and comparing what it shows, so here the clock count
 的各项指标，以及每一层梯度的大小。在 `backward()` 之后、下一次 `zero_grad()` 之前（梯度还在的时候）调用
 `monitor.update(loss, accuracy=...)`，最后调用 `monitor.finish()`。`mode="widget"` 在 Jupyter 里显示成控件；
 `mode="text"` 则在终端里打印一行进度。
-
-还有一个不常见的参数：监视器要读时钟，才能显示速度和剩余时间。这个笔记本的检查方式是重新运行一遍、
-比较显示的内容，所以这里的时钟按步数计时（假装每步“花” 10 毫秒）。在你自己的代码里不要传 `clock=`。
+速度（每秒步数）和剩余时间是在你的机器上实际测得的，所以每次运行都会不同。
 """,
     ),
     code(
         """
 loader = agv.data.DataLoader((X, y), batch_size=20, shuffle=True, seed=0)
 EPOCHS = 30
-step = 0
-monitor = agv.viz.TrainingMonitor(
-    EPOCHS * len(loader), model=net, mode="widget", clock=lambda: step / 100  # a step-counting clock, see above
-)
+monitor = agv.viz.TrainingMonitor(EPOCHS * len(loader), model=net, mode="widget")
 for epoch in range(EPOCHS):
     for xb, yb in loader:
         opt.zero_grad()  # forget the last step's gradients
@@ -271,7 +264,6 @@ for epoch in range(EPOCHS):
         loss = F.cross_entropy(logits, yb)
         loss.backward()  # backward: fills p.grad
         opt.step()  # update the parameters
-        step += 1
         accuracy = (logits.argmax(1) == yb).float().mean()  # of this batch
         monitor.update(loss, accuracy=accuracy)
 monitor.finish()
@@ -418,22 +410,21 @@ weight matrix `classifier.0.weight` (25088 × 4096).
 再算出 `classifier_share`，即其中位于 `classifier.0.weight`（25088 × 4096）这一个权重矩阵里的比例。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "07.1",
+        answers=("n_params", "classifier_share"),
+        solution="""
 n_params = sum(p.numel() for p in model.parameters())
 classifier_share = model.classifier[0].weight.numel() / n_params
 print(n_params, f"{classifier_share:.3f}")
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 assert n_params == 132_863_336, f"n_params should count every element of every parameter, got {n_params}"
 assert abs(classifier_share - 25088 * 4096 / 132_863_336) < 1e-9, (
     f"classifier_share should be classifier.0.weight's elements / n_params, got {classifier_share}"
 )
 print("Correct: more than three quarters of VGG-11's weights are in its first fully connected layer.")
-"""
+""",
     ),
     md(
         """
@@ -448,8 +439,10 @@ the loss afresh each time). Store a copy of `net[0].weight.grad` after the first
 把第一次反向传播后 `net[0].weight.grad` 的副本（用 `.clone()`）存为 `first`，第二次之后的梯度存为 `second`。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "07.2",
+        answers=("first", "second"),
+        solution="""
 net.zero_grad()
 F.cross_entropy(net(X), y).backward()
 first = net[0].weight.grad.clone()
@@ -458,16 +451,13 @@ second = net[0].weight.grad
 print(first[:2])
 print(second[:2])
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 assert first is not second, "first must be a copy (.clone()): the same tensor changes during the second backward"
 assert (second - 2 * first).abs().max().item() < 1e-5 * (1 + first.abs().max().item()), (
     "the second gradient should be twice the first: backward adds to .grad until it is zeroed"
 )
 print("Correct: gradients accumulate, which is why every training step starts with zero_grad().")
-"""
+""",
     ),
     md(
         """
@@ -484,8 +474,10 @@ the accuracy of `small` on the test set `X_test, y_test`, as a float. Aim for at
 上的准确率以浮点数形式存为 `small_accuracy`。目标是至少 0.9。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "07.3",
+        answers=("small_accuracy",),
+        solution="""
 small = agv.models.mlp([2, 8, 2], activation="tanh")
 small_opt = agv.optim.Adam(learning_rate=0.05, parameters=small.parameters())
 for _ in range(200):
@@ -497,16 +489,13 @@ with agv.no_grad():
     small_accuracy = (small(X_test).argmax(1) == y_test).float().mean().item()
 print(f"loss {small_loss.item():.4f}, test accuracy {small_accuracy:.3f}")
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 assert isinstance(small_accuracy, float), "small_accuracy should be a Python float: use .item()"
 assert small_accuracy >= 0.9, (
     f"test accuracy {small_accuracy:.3f} is below 0.9: does every step call clear_grad(), backward() and step()?"
 )
 print("Correct: a hidden layer of 8 tanh units is enough to bend the boundary around the moons.")
-"""
+""",
     ),
 ]
 

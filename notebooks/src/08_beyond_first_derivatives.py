@@ -4,7 +4,7 @@ Newton's method), gradient hooks, and gradcheck on functions the learner writes.
     cd notebooks/src && ../../.venv/bin/python 08_beyond_first_derivatives.py
 """
 
-from lesson import build, code, md
+from lesson import build, code, exercise, md, setup
 
 cells = [
     md(
@@ -27,9 +27,10 @@ So far `backward()` has given first derivatives, and you have taken them on trus
 - **`agv.gradcheck`**：用有限差分检验梯度，揪出反向传播算错的函数。
 """,
     ),
-    code(
+    setup(
         """
 import autogradviz as agv
+from autogradviz.exercises import answered  # used by the exercises' check cells
 
 agv.manual_seed(0)
 """
@@ -115,7 +116,6 @@ print(g, "requires_grad:", g.requires_grad, " grad_fn:", g.grad_fn)
     ),
     code(
         """
-# NBVAL_RAISES_EXCEPTION
 agv.grad(g, x)
 """,
         "raises-exception",
@@ -371,17 +371,16 @@ write a function whose gradient you are not sure of.
 （可以用公式 `tanh'' = −2·tanh·(1 − tanh²)` 来对照。）
 """,
     ),
-    code(
-        """
+    *exercise(
+        "08.1",
+        answers=("d2",),
+        solution="""
 x = agv.tensor(0.5, dtype=agv.float64, requires_grad=True)
 (d1,) = agv.grad(x.tanh(), x, create_graph=True)
 (d2,) = agv.grad(d1, x)
 print(d2)
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 import math
 
 expected = -2 * math.tanh(0.5) * (1 - math.tanh(0.5) ** 2)
@@ -389,7 +388,7 @@ assert abs(float(d2) - expected) < 1e-5, (
     f"d2 = {float(d2):.6f}, expected {expected:.6f}: did the first agv.grad use create_graph=True?"
 )
 print("Correct:", round(expected, 6))
-"""
+""",
     ),
     md(
         """
@@ -404,8 +403,10 @@ on it that clamps its gradient to [−1, 1] (`grad.clamp(-1, 1)`). Call `(w**2).
 `clipped`。然后摘掉钩子，令 `w.grad = None`，再做一次同样的反向传播，把 `w.grad.tolist()` 存为 `after_removal`。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "08.2",
+        answers=("clipped", "after_removal"),
+        solution="""
 w = agv.tensor([0.5, -3.0, 2.0], requires_grad=True)
 handle = w.register_hook(lambda grad: grad.clamp(-1, 1))
 (w**2).sum().backward()
@@ -416,16 +417,13 @@ w.grad = None
 after_removal = w.grad.tolist()
 print(clipped, after_removal)
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 assert clipped == [1.0, -1.0, 1.0], f"the gradient 2w = [1, -6, 4] clamped to [-1, 1] is [1, -1, 1], got {clipped}"
 assert after_removal == [1.0, -6.0, 4.0], (
     f"after handle.remove() (and w.grad = None) backward should give 2w = [1, -6, 4], got {after_removal}"
 )
 print("Correct: the hook changed the gradient only while it was registered.")
-"""
+""",
     ),
     md(
         """
@@ -449,8 +447,10 @@ def normalize_broken(x):
 但 gradcheck 不让它通过（可以试一试）。写出 `normalize_fixed(x)`：函数值相同，梯度正确。
 """,
     ),
-    code(
-        """
+    *exercise(
+        "08.3",
+        answers=("normalize_fixed",),
+        solution="""
 def normalize_fixed(x):
     # .item() turned the length into a plain number, a constant to autograd; keep it a tensor
     return x / (x * x).sum().sqrt()
@@ -458,10 +458,7 @@ def normalize_fixed(x):
 
 print(agv.gradcheck(normalize_fixed, agv.randn(4, dtype=agv.float64, requires_grad=True)))
 """,
-        "solution",
-    ),
-    code(
-        """
+        check="""
 v = agv.randn(4, dtype=agv.float64, requires_grad=True)
 length = (normalize_fixed(v) ** 2).sum().item()
 assert abs(length - 1) < 1e-9, f"normalize_fixed(v) should have length 1, its squared length is {length}"
@@ -469,7 +466,7 @@ assert agv.gradcheck(normalize_fixed, v, raise_exception=False), (
     "normalize_fixed's gradient disagrees with finite differences: is the length still a tensor in the graph?"
 )
 print("Correct: the length must stay in the graph, because it depends on x too.")
-"""
+""",
     ),
 ]
 

@@ -2,9 +2,12 @@
 and store its outputs.
 
 A lesson script (notebooks/src/NN_*.py) calls `build(...)` with cells made by
-`md(en, zh)` and `code(source, *tags)`. The code is the same in both languages;
-only the prose differs. Running the notebooks here stores their outputs, which
-nbval then checks in CI (see tests/test_lessons.py).
+`md(en, zh)`, `code(source, *tags)`, `setup(source)` (the first code cell) and
+`exercise(...)` (an answer cell and its check cell). The code is the same in both
+languages, except one line: the Chinese lesson's first cell also calls
+`agv.set_language("zh")`, so drawings, steppers and the monitor speak Chinese.
+Running the notebooks here stores their outputs, which nbval then checks in CI
+(see tests/test_lessons.py).
 
     .venv/bin/python notebooks/src/01_computation_graph.py
 """
@@ -17,6 +20,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from autogradviz.exercises import task
+
 NOTEBOOKS = Path(__file__).resolve().parents[1]
 
 
@@ -25,11 +30,45 @@ def md(en: str, zh: str) -> tuple:
     return ("md", en.strip(), zh.strip())
 
 
-def code(source: str, *tags: str) -> tuple:
-    """A code cell, the same in both languages. Tags: "solution" for an
-    exercise's answer (removed from student copies), "raises-exception" for a
-    cell that shows an error on purpose."""
-    return ("code", source.strip(), tags)
+def code(source: str, *tags: str, zh: str | None = None, metadata: dict | None = None) -> tuple:
+    """A code cell, the same in both languages unless `zh` gives the Chinese
+    lesson its own version. Tags: "solution" for an exercise's answer (a stub in
+    student copies, see `exercise`), "raises-exception" for a cell that shows an
+    error on purpose (nbval and nbclient both read this tag, so the learner's code
+    carries no test marker)."""
+    return ("code", source.strip(), tags, (zh or source).strip(), metadata or {})
+
+
+CHINESE_UI = 'agv.set_language("zh")  # 计算图、逐步演示器和监视器里的文字都用中文'
+
+
+def setup(source: str) -> tuple:
+    """The lesson's first code cell. The Chinese version switches autogradviz's own
+    text (legends, buttons, the monitor) to Chinese, on the first line after the imports."""
+    lines = source.strip().splitlines()
+    if "import autogradviz as agv" not in lines:
+        raise ValueError("setup(): the first cell must contain the line `import autogradviz as agv`")
+    first_statement = next(
+        i for i, line in enumerate(lines) if line.strip() and not line.startswith(("import ", "from "))
+    )
+    chinese = lines[:first_statement] + [CHINESE_UI] + lines[first_statement:]
+    return code(source, zh="\n".join(chinese))
+
+
+def exercise(key: str, answers: tuple[str, ...], solution: str, check: str) -> list[tuple]:
+    """An exercise: the cell with its solution (tag "solution") and the cell that checks it.
+
+    `key` ("01.2": lesson 01, exercise 2) names the task text in autogradviz/ui_text.py
+    ("exercises.01.2", both languages). `answers` are the names the check reads. The check
+    cell starts with `answered(key, name=name, ...)`, which stops with "not answered yet"
+    while a name is still the `...` of a student copy's stub (scripts/student_copies.py
+    writes the stubs from the key and the names stored in the solution cell's metadata).
+    Use it as `*exercise(...)` in a lesson's list of cells.
+    """
+    task(key)  # fails now, not in a student's notebook, if the task text is missing
+    call = f'answered("{key}", ' + ", ".join(f"{name}={name}" for name in answers) + ")"
+    stub_info = {"autogradviz": {"exercise": key, "answers": list(answers)}}
+    return [code(solution, "solution", metadata=stub_info), code(call + "\n" + check.strip())]
 
 
 def build(number: int, slug: str, cells: list[tuple], timeout: int = 120) -> list[Path]:
@@ -43,9 +82,10 @@ def build(number: int, slug: str, cells: list[tuple], timeout: int = 120) -> lis
             if cell[0] == "md":
                 new = nbformat.v4.new_markdown_cell(cell[1] if lang == "en" else cell[2])
             else:
-                new = nbformat.v4.new_code_cell(cell[1])
+                new = nbformat.v4.new_code_cell(cell[1] if lang == "en" else cell[3])
                 if cell[2]:
                     new.metadata["tags"] = list(cell[2])
+                new.metadata.update(cell[4])
             new.id = f"c{number:02d}-{i:03d}"  # stable ids: rebuilding changes nothing needlessly
             nb.cells.append(new)
         folder = NOTEBOOKS / lang
