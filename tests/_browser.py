@@ -47,12 +47,15 @@ def jupyter_data_dir(tmp: Path) -> Path:
 
 
 @contextlib.contextmanager
-def jupyter_lab(root: Path, tmp: Path, settings: dict[str, dict] | None = None) -> Iterator[tuple[str, str]]:
+def jupyter_lab(
+    root: Path, tmp: Path, settings: dict[str, dict] | None = None, hide_dot: bool = False
+) -> Iterator[tuple[str, str]]:
     """`jupyter lab` from this Python on a free port, serving `root`, with settings, kernels
     and workspaces of its own under `tmp`. Yields (base URL, token); stops the server and
     its kernels on exit.
 
     settings: extra user settings, {"@jupyterlab/notebook-extension/tracker": {...}, ...}.
+    hide_dot: take a system Graphviz `dot` off PATH, as on a learner's machine.
     """
     data_dir = jupyter_data_dir(tmp)
     # no news or update toasts: they can cover what a test clicks or measures
@@ -75,6 +78,11 @@ def jupyter_lab(root: Path, tmp: Path, settings: dict[str, dict] | None = None) 
         IPYTHONDIR=str(tmp / "ipython"),
         PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
     )
+    if hide_dot:  # only this Python's own bin, and no folder that holds a `dot`
+        env["PATH"] = os.pathsep.join(
+            [str(Path(sys.executable).parent)]
+            + [d for d in os.environ["PATH"].split(os.pathsep) if d and not (Path(d) / "dot").exists()]
+        )
     port, token = free_port(), secrets.token_hex(16)
     command = [
         sys.executable,

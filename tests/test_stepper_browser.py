@@ -10,20 +10,14 @@ installs both). Screenshots go to tests/artifacts/ (not in git).
 from __future__ import annotations
 
 import base64
-import os
 import re
-import secrets
-import signal
-import subprocess
-import sys
-import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pytest
-from _browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, free_port, jupyter_data_dir  # noqa: E402
+from _browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, jupyter_lab  # noqa: E402
 
 import autogradviz as agv
 from autogradviz.viz.labels import preview
@@ -306,75 +300,17 @@ def _notebook(path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """`jupyter lab` from this Python on a free port, with settings, kernels and workspaces of its own."""
+    """`jupyter lab` from this Python on a free port, with settings, kernels and workspaces of
+    its own, and no system Graphviz on PATH (tests/_browser.py)."""
     pytest.importorskip("jupyterlab", reason="jupyterlab is not installed")
     tmp = tmp_path_factory.mktemp("lab")
     root = tmp / "root"
     root.mkdir()
     _notebook(root / "stepper.ipynb")
     _stored_notebook(root / "stored.ipynb")
-    data_dir = jupyter_data_dir(tmp)
-    # no news or update toasts: they can cover the widget's buttons
-    settings = tmp / "settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True)
-    (settings / "notification.jupyterlab-settings").write_text(
-        '{"fetchNews": "false", "checkForUpdates": false}'
-    )
-    env = {k: v for k, v in os.environ.items() if k != "AUTOGRADVIZ_RENDERER"}
-    env.update(
-        JUPYTER_CONFIG_DIR=str(tmp / "config"),
-        JUPYTER_DATA_DIR=str(data_dir),
-        JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
-        JUPYTERLAB_SETTINGS_DIR=str(tmp / "settings"),
-        JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
-        IPYTHONDIR=str(tmp / "ipython"),
-        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-        # only this Python's own bin: no system Graphviz `dot`, as on a learner's machine
-        PATH=os.pathsep.join(
-            [str(Path(sys.executable).parent)]
-            + [d for d in os.environ["PATH"].split(os.pathsep) if d and not (Path(d) / "dot").exists()]
-        ),
-    )
-    port, token = free_port(), secrets.token_hex(16)
-    command = [
-        sys.executable,
-        "-m",
-        "jupyterlab",
-        "--no-browser",
-        "--ip=127.0.0.1",
-        f"--port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={root}",
-        "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: run cells, see the kernel's status
-        "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
-    ]
-    log = tmp / "server.log"
-    with open(log, "w") as out:
-        server = subprocess.Popen(
-            command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2)
-                break
-            except Exception:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("jupyter lab did not start:\n" + log.read_text())
-                time.sleep(0.25)
-        yield f"http://127.0.0.1:{port}/lab/tree/stepper.ipynb?reset&token={token}"
+    with jupyter_lab(root, tmp, hide_dot=True) as (base, token):
+        yield f"{base}/lab/tree/stepper.ipynb?reset&token={token}"
         # (tests open other notebooks of the root by replacing "stepper.ipynb")
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)  # the server and its kernels: our own process group
-        try:
-            server.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(5)
 
 
 @pytest.fixture(scope="module")
