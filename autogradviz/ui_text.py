@@ -103,6 +103,20 @@ TABLE: dict[str, dict[str, str]] = {
         "SVG（.svg 文件或笔记本中的图）在装有中文字体的浏览器里可以正常显示。要导出 PNG，"
         "请安装中文字体并使用系统的 Graphviz：在 Debian/Ubuntu 上运行 `apt-get install fonts-noto-cjk graphviz`。",
     },
+    "draw.browser_loading": {
+        "en": "autogradviz: the drawing engine (Graphviz in wasm) is still loading in this browser tab. "
+        "Run the cell again in a moment.",
+        "zh": "autogradviz：绘图引擎（wasm 版 Graphviz）还在这个浏览器标签页里加载。请稍后再运行一次这个单元格。",
+    },
+    "draw.browser_failed": {
+        "en": "autogradviz: the browser's Graphviz failed to load: {error}",
+        "zh": "autogradviz：浏览器里的 Graphviz 没能加载：{error}",
+    },
+    "draw.browser_svg_only": {
+        "en": "autogradviz: in the browser, drawings render as SVG only, not {fmt}: "
+        "save the drawing as .svg (GraphView.save('graph.svg')).",
+        "zh": "autogradviz：在浏览器里只能把图画成 SVG，不能画成 {fmt}：请保存为 .svg（GraphView.save('graph.svg')）。",
+    },
     # --- the BackwardStepper (widgets/stepper.*) ---
     "torch.no_formula": {
         "en": "no formula for {name}: PyTorch does not expose its local derivative, "

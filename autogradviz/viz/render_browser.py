@@ -19,6 +19,8 @@ from __future__ import annotations
 import sys
 from importlib.resources import files
 
+from ..ui_text import text
+
 IN_BROWSER = sys.platform == "emscripten"
 NAME = "viz-js"
 
@@ -67,23 +69,17 @@ def _instance():
         from pyodide.ffi import can_run_sync, run_sync
 
         if not can_run_sync():
-            raise BrowserRendererNotReadyError(
-                "autogradviz: the drawing engine (Graphviz in wasm) is still loading in this "
-                "browser tab. Run the cell again in a moment."
-            )
+            raise BrowserRendererNotReadyError(text("draw.browser_loading"))
         _state["viz"] = run_sync(_state["promise"])
     if _state["error"] is not None:
-        raise RuntimeError(f"autogradviz: the browser's Graphviz failed to load: {_state['error']}")
+        raise RuntimeError(text("draw.browser_failed", error=_state["error"]))
     return _state["viz"]
 
 
 def render(source: str, fmt: str) -> bytes:
     """DOT text to `fmt` output ("svg"), as the renderer binaries would print it."""
     if fmt != "svg":
-        raise RuntimeError(
-            f"autogradviz: in the browser, drawings render as SVG only, not {fmt.upper()}: "
-            "save the drawing as .svg (GraphView.save('graph.svg'))."
-        )
+        raise RuntimeError(text("draw.browser_svg_only", fmt=fmt.upper()))
     import js
     from pyodide.ffi import to_js
 
