@@ -48,7 +48,11 @@ def jupyter_data_dir(tmp: Path) -> Path:
 
 @contextlib.contextmanager
 def jupyter_lab(
-    root: Path, tmp: Path, settings: dict[str, dict] | None = None, hide_dot: bool = False
+    root: Path,
+    tmp: Path,
+    settings: dict[str, dict] | None = None,
+    hide_dot: bool = False,
+    app: str = "jupyterlab",
 ) -> Iterator[tuple[str, str]]:
     """`jupyter lab` from this Python on a free port, serving `root`, with settings, kernels
     and workspaces of its own under `tmp`. Yields (base URL, token); stops the server and
@@ -56,7 +60,9 @@ def jupyter_lab(
 
     settings: extra user settings, {"@jupyterlab/notebook-extension/tracker": {...}, ...}.
     hide_dot: take a system Graphviz `dot` off PATH, as on a learner's machine.
+    app: "jupyterlab", or "notebook" for Notebook 7 (notebooks open at /notebooks/<path>).
     """
+    app_class = {"jupyterlab": "LabApp", "notebook": "JupyterNotebookApp"}[app]
     data_dir = jupyter_data_dir(tmp)
     # no news or update toasts: they can cover what a test clicks or measures
     all_settings = {
@@ -87,16 +93,20 @@ def jupyter_lab(
     command = [
         sys.executable,
         "-m",
-        "jupyterlab",
+        app,
         "--no-browser",
         "--ip=127.0.0.1",
         f"--port={port}",
         "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={root}",
-        "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: run cells, see the kernel's status
-        "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        # window.jupyterapp: run cells, see the kernel's status
+        f"--{app_class}.expose_app_in_browser=True",
+        *(
+            ["--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+            if app == "jupyterlab"
+            else []
+        ),
         *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
     ]
     log = tmp / "server.log"

@@ -150,9 +150,13 @@ TEXT_PX = r"""
   };
 """
 
+# measure(scope): scope = {root, area} CSS selectors, both optional: the page part to look in
+# (default: JupyterLab's or Notebook 7's current notebook) and what counts as a drawing's
+# output area (default: a Jupyter output; a standalone page or Voila passes its own)
 MEASURE = (
-    r"""() => {
-  const panel = window.jupyterapp.shell.currentWidget;
+    r"""(scope) => {
+  const rootSelector = scope && scope.root, areaSelector = (scope && scope.area) || '.jp-OutputArea-output';
+  const panel = {node: rootSelector ? document.querySelector(rootSelector) : window.jupyterapp.shell.currentWidget.node};
   const cells = [...panel.node.querySelectorAll('.jp-Cell')];
   const where = (el) => cells.indexOf(el.closest('.jp-Cell'));
 """
@@ -177,7 +181,7 @@ MEASURE = (
 
   const drawings = [];
   const isDrawingSvg = (svg) => svg.querySelector('g.graph') !== null;
-  for (const area of panel.node.querySelectorAll('.jp-OutputArea-output')) {
+  for (const area of panel.node.querySelectorAll(areaSelector)) {
     if (area.closest('.agv-stepper') || area.querySelector('.agv-stepper')) continue;
     for (const svg of area.querySelectorAll('svg')) {
       if (!isDrawingSvg(svg) || !visible(svg) || svg.closest('.agv-stepper')) continue;
@@ -199,7 +203,7 @@ MEASURE = (
   const steppers = [];
   for (const stepper of panel.node.querySelectorAll('.agv-stepper')) {
     if (!visible(stepper)) continue;
-    const area = stepper.closest('.jp-OutputArea-output') || stepper.parentElement;
+    const area = stepper.closest(areaSelector) || stepper.parentElement;
     let picture = null, panelText = null;
     for (const t of stepper.querySelectorAll('svg text')) {
       const label = t.textContent.trim();
@@ -398,15 +402,18 @@ def measure_lesson(
     out_dir: Path,
     widths: Iterable[tuple[int, int]],
     run_timeout: int = 240,
+    app: str = "jupyterlab",
 ) -> list[Measurement]:
-    """Open one lesson, Run All, and measure it at each viewport size in turn (run once)."""
+    """Open one lesson, Run All, and measure it at each viewport size in turn (run once).
+    app: "jupyterlab" (with its file browser open) or "notebook" (Notebook 7, which has none)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     widths = list(widths)
     page = browser.new_page(viewport={"width": widths[0][0], "height": widths[0][1]})
     page.on("dialog", lambda dialog: dialog.dismiss())
     try:
-        page.goto(f"{base_url}/lab/tree/{lesson}.ipynb?reset&token={token}", timeout=90_000)
+        where = "lab/tree" if app == "jupyterlab" else "notebooks"
+        page.goto(f"{base_url}/{where}/{lesson}.ipynb?reset&token={token}", timeout=90_000)
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
         page.wait_for_function(KERNEL_IDLE, timeout=90_000)
         # stored execution counts would make every cell look finished before it ran
@@ -423,7 +430,7 @@ def measure_lesson(
         results = []
         for width, height in widths:
             page.set_viewport_size({"width": width, "height": height})
-            browser_px = page.evaluate(OPEN_FILE_BROWSER)
+            browser_px = page.evaluate(OPEN_FILE_BROWSER) if app == "jupyterlab" else 0
             _settle(page)
             found = page.evaluate(MEASURE)
             m = Measurement(lesson, width, found["drawings"], found["steppers"], errors, browser_px)

@@ -91,12 +91,12 @@ def test_drawing_size_is_read_from_the_svg():
     view = lesson01()
     svg = view.svg()
     width_pt, height_pt = svg_size_pt(svg)
-    # the legend's words are the smallest text: POINT-SIZE 9 in dot.py's legend_label
-    assert 'font-size="9.00"' in svg
+    # the legend's words and the shape lines are the smallest text: POINT-SIZE 10 in dot.py
+    assert 'font-size="10.00"' in svg and 'font-size="9.00"' not in svg
     size = view.size()
     assert (size.width_px, size.height_px) == pytest.approx((width_pt * 96 / 72, height_pt * 96 / 72))
-    assert size.smallest_font_px == pytest.approx(9 * 96 / 72)
-    assert size.readable_width_px == pytest.approx(size.width_px * 8 / 12)
+    assert size.smallest_font_px == pytest.approx(10 * 96 / 72)
+    assert size.readable_width_px == pytest.approx(size.width_px * 8 / (10 * 96 / 72))
 
 
 def test_html_shrinks_down_to_readable_text_and_no_further():
@@ -105,10 +105,12 @@ def test_html_shrinks_down_to_readable_text_and_no_further():
     size = view.size()
     assert style_px(html, "width") == pytest.approx(size.width_px, abs=1)
     assert "max-width:100%" in html
-    # min-width = natural width * 8 / smallest font px, rounded up
-    assert style_px(html, "min-width") == pytest.approx(
-        size.width_px * MIN_TEXT_PX / size.smallest_font_px, abs=1
-    )
+    # min-width = natural width * 8 / smallest font px, rounded up, and one px more, so that the
+    # smallest text comes out at 8 px or just over, never at 7.99
+    exact = size.width_px * MIN_TEXT_PX / size.smallest_font_px
+    min_width = style_px(html, "min-width")
+    assert exact + 1 <= min_width <= exact + 2
+    assert size.smallest_font_px * min_width / size.width_px >= MIN_TEXT_PX
     # the picture inside is exactly the SVG
     encoded = re.search(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', html).group(1)
     assert base64.b64decode(encoded).decode("utf-8") == view.svg()

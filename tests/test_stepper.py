@@ -700,6 +700,8 @@ def test_every_label_comes_from_the_table():
 
 
 def test_language_argument_and_set_language():
+    from autogradviz import ui_text
+
     g, zh = seed_stepper(language="zh", quiz=True)
     assert zh.frames[0]["title"] == "开始：共 5 步"
     assert zh.frames[1]["title"] == "第 1 步（共 5 步）：MulBackward0"
@@ -724,6 +726,11 @@ def test_language_argument_and_set_language():
         agv.set_language("en")
     assert default.frames == zh.frames and default.labels == zh.labels
     assert english.frames[0]["title"] == "Start: 5 steps to go"
+    # the picture's legend speaks the stepper's language too, whatever set_language says
+    assert ui_text.text("draw.legend.param", "zh") in zh.svg
+    assert ui_text.text("draw.legend.param", "en") not in zh.svg
+    assert ui_text.text("draw.legend.param", "en") in english.svg and "参数" not in english.svg
+    assert "d output" not in zh.frames[0]["panel"]
     with pytest.raises(ValueError, match=r"unknown language 'fr'; autogradviz speaks 'en' and 'zh'"):
         seed_stepper(language="fr")
 
@@ -765,3 +772,53 @@ def test_static_frame_escapes_names():
     s = agv.BackwardStepper(a * 3, names={'<img src=x onerror="alert(1)">': a})
     static = s.static_html()
     assert "<img src=x" not in static.replace('<img src="data:', "")
+
+
+# -- one frame without the widget, fitted (issue 13: lesson 2 showed it 1177 px wide) ----------
+
+
+def lesson02_stepper() -> agv.BackwardStepper:
+    agv.manual_seed(0)
+    x = agv.tensor([[1.0, 2.0], [3.0, 4.0]])
+    w = agv.rand(2, 2, requires_grad=True)
+    b = agv.rand(2, 2, requires_grad=True)
+    y = w * x + b
+    return agv.BackwardStepper(y.sum(), names={"x": x, "w": w, "b": b, "y": y})
+
+
+def test_a_stepper_is_laid_out_so_its_text_stays_10_px_in_a_notebook_output():
+    from autogradviz.viz.view import OUTPUT_WIDTH_PX, DrawingSize
+
+    s = lesson02_stepper()
+    picture = DrawingSize.of(s.svg)
+    across = DrawingSize.of(agv.draw(s._root, names=None, rankdir="LR").svg())
+    # left to right, five ranks of 2x2 boxes need 883 px even with 10 px text: too wide
+    assert across.narrowest_px(10) > OUTPUT_WIDTH_PX
+    assert s._view.rankdir == "TB" and picture.narrowest_px(10) <= OUTPUT_WIDTH_PX
+    # a drawing of the same graph may go down to 8 px text, so it stays left to right
+    assert agv.draw(s._root).rankdir == "LR"
+    # an explicit direction is the teacher's choice
+    assert agv.BackwardStepper(s._root, rankdir="LR")._view.rankdir == "LR"
+
+
+def test_frame_html_fits_the_picture_and_shows_the_panel():
+    import base64
+
+    s = lesson02_stepper()
+    s.goto(4)
+    fragment = s.frame_html()
+    assert "<script" not in fragment
+    (encoded,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', fragment)
+    assert base64.b64decode(encoded).decode("utf-8") == s.frame_svg(4)
+    assert s.frames[4]["title"] in fragment and s.frames[4]["panel"] in fragment
+    # shrinks with max-width:100%, but its min-width keeps the smallest text at 10 px or more
+    natural = float(re.search(r"width:(\d+)px;max-width:100%", fragment).group(1))
+    min_width = float(re.search(r"min-width:(\d+)px", fragment).group(1))
+    smallest_px = min(float(f) for f in re.findall(r'font-size="([\d.]+)"', s.svg)) * 4 / 3
+    assert smallest_px * min_width / natural >= 10
+    assert smallest_px * (min_width - 3) / natural < 10  # and not much more than that
+    assert s.frame_html(0) != fragment and s.frame_html(4) == fragment
+    with pytest.raises(IndexError, match=r"^frame_html: position 6 is outside 0\.\.5$"):
+        s.frame_html(6)
+    with pytest.raises(IndexError, match=r"^frame_svg: position -1 is outside 0\.\.5$"):
+        s.frame_svg(-1)

@@ -258,3 +258,48 @@ def test_voila_lesson06_stepper_next_three_times(voila):
         finally:
             browser.close()
     assert "Traceback" not in log.read_text(), log.read_text()
+
+
+def test_voila_lesson06_fits_a_laptop(voila):
+    """Issue 13: under Voila too, at 1280x800 and at 1024x768, no drawing runs past its output
+    without a zoom button, no drawing text is under 8 px, no stepper overflows or has text
+    under 10 px (the classroom instrument's measurement, tests/_classroom.py)."""
+    from _classroom import MEASURE, MIN_DRAWING_PX, MIN_STEPPER_PX
+
+    url, _ = voila
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            context.route(
+                "**/*",
+                lambda route: (
+                    route.continue_()
+                    if route.request.url.startswith(("http://127.0.0.1:", "data:", "blob:"))
+                    else route.abort()
+                ),
+            )
+            page = context.new_page()
+            page.goto(url, timeout=60_000)
+            expect(page.locator("#loading")).to_have_count(0, timeout=60_000)
+            expect(page.get_by_text(LAST_OUTPUT, exact=True)).to_have_count(1, timeout=30_000)
+            expect(page.locator(".jp-OutputArea-output .agv-stepper")).to_have_count(5, timeout=30_000)
+            for width, height in ((1280, 800), (1024, 768)):
+                page.set_viewport_size({"width": width, "height": height})
+                page.wait_for_timeout(800)
+                found = page.evaluate(MEASURE, {"root": "body"})
+                page.screenshot(path=ARTIFACTS / f"voila_lesson06_{width}.png")
+                assert found["drawings"] and len(found["steppers"]) == 5
+                problems = [
+                    f"drawing {d['cell']}: overflow {d['overflow']} px, text {d['smallest']['px']:.2f} px"
+                    for d in found["drawings"]
+                    if (d["overflow"] > 0 and not d["zoom"]) or d["smallest"]["px"] < MIN_DRAWING_PX
+                ] + [
+                    f"stepper {s['cell']}: overflow {s['overflow']} px"
+                    for s in found["steppers"]
+                    if s["overflow"] > 0
+                    or min(s[part]["px"] for part in ("picture", "html") if s[part]) < MIN_STEPPER_PX
+                ]
+                assert problems == [], f"Voila at {width} px"
+        finally:
+            browser.close()

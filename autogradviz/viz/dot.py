@@ -49,6 +49,11 @@ BACKWARD_LEGEND = (
     ("saved", "draw.legend.saved"),
 )
 
+# the caption's words: as big as a box's shape line, the smallest text a drawing has
+LEGEND_POINT_SIZE = 10
+# two swatches to a row keep the caption about 370 px wide (a one-row caption was 767 px)
+LEGEND_PER_ROW = 2
+
 HIGHLIGHT = {"color": "#e74c3c", "penwidth": "3.5"}
 
 
@@ -70,13 +75,19 @@ def label(box: Box) -> str:
 
 
 def legend_label(kinds, language: str | None = None) -> str:
-    """One row of colour swatches, drawn as the picture's caption."""
-    cells = "".join(
+    """The colour swatches, drawn as the picture's caption: LEGEND_PER_ROW to a
+    row, so a narrow graph is not widened by a long caption."""
+    swatches = [
         f'<TD BGCOLOR="{STYLE[kind]["fillcolor"]}" COLOR="{STYLE[kind]["color"]}" BORDER="1" WIDTH="14"> </TD>'
-        f'<TD ALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="#444444">{text(ui_text(key, language))}</FONT></TD>'
+        f'<TD ALIGN="LEFT"><FONT POINT-SIZE="{LEGEND_POINT_SIZE}" COLOR="#444444">'
+        f"{text(ui_text(key, language))}</FONT></TD>"
         for kind, key in kinds
+    ]
+    rows = "".join(
+        "<TR>" + "".join(swatches[i : i + LEGEND_PER_ROW]) + "</TR>"
+        for i in range(0, len(swatches), LEGEND_PER_ROW)
     )
-    return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="3" CELLPADDING="1"><TR>{cells}</TR></TABLE>>'
+    return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="3" CELLPADDING="1">{rows}</TABLE>>'
 
 
 def add_model(

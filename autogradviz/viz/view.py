@@ -31,7 +31,7 @@ MIN_TEXT_PX = 8
 # Graphviz measures in points; CSS has 96 px to 72 pt
 PX_PER_PT = 4 / 3
 
-_SVG_SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
+_SVG_SIZE = re.compile(r'<svg\b[^>]*?\swidth="([\d.]+)pt"\s+height="([\d.]+)pt"')
 _TEXT = re.compile(r"<text\b([^>]*)>([^<]*)</text>")
 _FONT_SIZE = re.compile(r'font-size="([\d.]+)"')
 
@@ -58,7 +58,33 @@ class DrawingSize:
     @property
     def readable_width_px(self) -> float:
         """The narrowest the drawing may be shown: where its smallest text is MIN_TEXT_PX."""
-        return min(self.width_px, self.width_px * MIN_TEXT_PX / self.smallest_font_px)
+        return self.narrowest_px(MIN_TEXT_PX)
+
+    def narrowest_px(self, min_text_px: float) -> float:
+        """The narrowest the drawing may be shown with its smallest text still min_text_px."""
+        return min(self.width_px, self.width_px * min_text_px / self.smallest_font_px)
+
+
+def fitted_picture_html(svg: str, alt: str, min_text_px: float = MIN_TEXT_PX, direction: str = "ltr") -> str:
+    """An SVG as an <img> (a data: URL) that shrinks to its output's width, but
+    not so far that its smallest text goes under min_text_px: from there its box
+    scrolls sideways. direction="rtl" opens that box scrolled to the right end.
+
+    An <img>, because that is what an untrusted notebook still shows: JupyterLab's
+    sanitizer drops inline <svg> and <script> there, but keeps <img> and inline styles.
+    """
+    size = DrawingSize.of(svg)
+    width, height = math.ceil(size.width_px), math.ceil(size.height_px)
+    # one px more than the exact limit: the smallest text must not come out at 7.99 px
+    readable = min(width, math.ceil(size.narrowest_px(min_text_px)) + 1)
+    picture = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return (
+        f'<div class="agv-drawing" style="max-width:100%;overflow-x:auto;overflow-y:hidden;'
+        f'direction:{direction};text-align:left">'
+        f'<img class="agv-drawing-picture" alt="{html.escape(alt, quote=True)}" width="{width}" '
+        f'height="{height}" style="direction:ltr;width:{width}px;max-width:100%;min-width:{readable}px;'
+        f'height:auto;vertical-align:top" src="data:image/svg+xml;base64,{picture}"></div>'
+    )
 
 
 class GraphView:
@@ -107,35 +133,20 @@ class GraphView:
         return DrawingSize.of(self.svg())
 
     def html(self) -> str:
-        """The drawing as an HTML fragment that needs no kernel and no script.
-
-        The SVG is an <img> (a data: URL), because that is what an untrusted
-        notebook still shows: JupyterLab's sanitizer drops inline <svg> and
-        <script> there, but keeps <img> and inline styles. max-width:100%
-        shrinks the picture to its output; min-width stops the shrinking where
-        its smallest text would go under MIN_TEXT_PX, and the box scrolls
-        sideways from there. A forward graph drawn left to right has its
-        output at the right: the box is right-to-left, so it opens scrolled
-        to the root. A small script (trusted outputs only) adds a zoom button.
+        """The drawing as an HTML fragment that needs no kernel and no script:
+        fitted_picture_html(), shrunk to its output down to MIN_TEXT_PX text. A
+        forward graph drawn left to right has its output at the right: its box is
+        right-to-left, so it opens scrolled to the root. A small script (trusted
+        outputs only) adds a zoom button.
         """
-        size = self.size()
-        width, height = math.ceil(size.width_px), math.ceil(size.height_px)
-        readable = math.ceil(size.readable_width_px)
+        width = math.ceil(self.size().width_px)
         direction = "rtl" if self.kind == "forward" and self.rankdir == "LR" else "ltr"
-        picture = base64.b64encode(self.svg().encode("utf-8")).decode("ascii")
-        alt = html.escape(self.summary(), quote=True)
         words = {key: ui_text(f"draw.zoom_{key}", self.language) for key in ZOOM_WORDS}
         script = _ZOOM_SCRIPT.replace("WORDS", json.dumps(words, ensure_ascii=True)).replace(
             "WIDTH", str(width)
         )
-        return (
-            f'<div class="agv-drawing" style="max-width:100%;overflow-x:auto;overflow-y:hidden;'
-            f'direction:{direction};text-align:left">'
-            f'<img class="agv-drawing-picture" alt="{alt}" width="{width}" height="{height}" '
-            f'style="direction:ltr;width:{width}px;max-width:100%;min-width:{readable}px;height:auto;'
-            f'vertical-align:top" src="data:image/svg+xml;base64,{picture}"></div>'
-            f"<script>{script}</script>"
-        )
+        picture = fitted_picture_html(self.svg(), self.summary(), MIN_TEXT_PX, direction)
+        return f"{picture}<script>{script}</script>"
 
     def save(self, path: str | Path) -> Path:
         """Write .svg, .png, .html (a page that shows the drawing), or the DOT
@@ -247,6 +258,7 @@ def draw(
     collapse: bool = False,
     model: object | None = None,
     language: str | None = None,
+    min_text_px: float = MIN_TEXT_PX,
 ) -> GraphView:
     """Draw the graph that produced `roots`.
 
@@ -259,6 +271,8 @@ def draw(
     (`names=` may also be those (name, tensor) pairs themselves).
     rankdir: "auto" (left to right, or top to bottom when a long graph would
     not fit a notebook readably), or Graphviz's LR, RL, TB, BT.
+    min_text_px: the smallest text (px) that "auto" counts as readable when the
+    drawing is shrunk to fit (the BackwardStepper asks for 10).
     language: "en" or "zh" for the legend and notes (default: agv.set_language's).
     """
     if kind not in KINDS:
@@ -311,7 +325,7 @@ def draw(
 
     svg = None
     if rankdir == "auto":
-        rankdir, svg = _choose_rankdir(digraph)
+        rankdir, svg = _choose_rankdir(digraph, min_text_px)
     graph = digraph(rankdir)
     return GraphView(graph, kind, nodes, edges, hidden, boxes, language=language, svg=svg)
 
@@ -335,9 +349,11 @@ def _digraph(drawn: list, kind: str, rankdir: str, legend_kinds, language: str) 
     return graph
 
 
-def _choose_rankdir(digraph: Callable[[str], graphviz.Digraph]) -> tuple[str, str | None]:
+def _choose_rankdir(
+    digraph: Callable[[str], graphviz.Digraph], min_text_px: float = MIN_TEXT_PX
+) -> tuple[str, str | None]:
     """rankdir="auto": left to right, as code reads, if that fits a classroom
-    notebook's output (OUTPUT_WIDTH_PX) with its text still readable; else top
+    notebook's output (OUTPUT_WIDTH_PX) with its text still min_text_px; else top
     to bottom when that is narrower (a long chain becomes a column that
     scrolls down, not a row thousands of pixels wide). Returns the direction
     and its SVG, so the drawing is not laid out twice. With no renderer at all
@@ -347,7 +363,7 @@ def _choose_rankdir(digraph: Callable[[str], graphviz.Digraph]) -> tuple[str, st
     except render.RendererError:
         return "LR", None
     across = DrawingSize.of(svg)
-    if across.readable_width_px <= OUTPUT_WIDTH_PX:
+    if across.narrowest_px(min_text_px) <= OUTPUT_WIDTH_PX:
         return "LR", svg
     down_svg = render.render_svg(digraph("TB").source)
     if DrawingSize.of(down_svg).width_px < across.width_px:

@@ -16,7 +16,6 @@ enough (lifetime.py says why a kernel is different).
 
 from __future__ import annotations
 
-import base64
 import html
 import json
 import re
@@ -32,12 +31,15 @@ from ..core.creation import tensor
 from ..core.protocol import AUTOGRADVIZ, GraphNode, reader_for
 from ..viz.labels import preview
 from ..viz.model import Namer
-from ..viz.view import draw, named
+from ..viz.view import draw, fitted_picture_html, named
 from . import trace
 from .lifetime import forget_without_kernel, widget_tree
 
 _HERE = Path(__file__).parent
 STATES = ("done", "current", "waiting")
+# a stepper's picture shrinks to fit, but its smallest text stays at least this (px): the same
+# limit as READABLE_PX in stepper.js, where the panel moves below a picture that would go smaller
+READABLE_PX = 10
 # the strings the browser shows that no frame holds: buttons, tooltips, legend, quiz (stepper.js)
 _LABEL_KEYS = (
     "reset", "reset_tip", "back", "back_tip", "next", "next_tip", "play", "pause", "play_tip",
@@ -106,6 +108,8 @@ class BackwardStepper(anywidget.AnyWidget):
             self._steps, self._seed = self._tensors_reader.record_backward(root, gradient, names)
         self._namer = Namer([root], names, self._tensors_reader)
         self._root_node = self._tensors_reader.node(root)
+        draw_options.setdefault("min_text_px", READABLE_PX)  # "auto" lays it out to fit at 10 px
+        draw_options.setdefault("language", self._language)  # the picture's legend speaks as the panel
         self._view = draw(root, kind=kind, names=names, **draw_options)
         self._ids = _svg_ids(self._view.boxes, self._tensors_reader)
         self._applied = False
@@ -145,18 +149,32 @@ class BackwardStepper(anywidget.AnyWidget):
         return data, {}
 
     def static_html(self) -> str:
-        """The first frame as plain HTML (no script, no style sheet): the picture,
-        the title and a line saying to run the cell. An SVG in an <img> data URL,
-        since notebook sanitizers keep images but drop inline SVG and <style>."""
+        """The first frame as plain HTML (no script, no style sheet): the title, the
+        picture and a line saying to run the cell. The picture is an SVG in an <img>
+        data URL, since notebook sanitizers keep images but drop inline SVG and <style>."""
         self._check_open("static_html()")
-        picture = base64.b64encode(self.frame_svg(0).encode("utf-8")).decode("ascii")
         title = html.escape(self.frames[0]["title"])
         note = html.escape(self._text("stepper.static_note"))
         return (
             f'<div class="agv-stepper-static">'
             f'<p style="font-weight: bold; margin: 4px 0;">{title}</p>'
-            f'<img src="data:image/svg+xml;base64,{picture}" alt="{title}" style="max-width: 100%; height: auto;">'
+            f"{fitted_picture_html(self.frame_svg(0), self.frames[0]['title'], READABLE_PX)}"
             f'<p style="font-style: italic; color: #555; margin: 4px 0;">{note}</p></div>'
+        )
+
+    def frame_html(self, position: int | None = None) -> str:
+        """One frame (default: the current one) without the widget, as an HTML
+        fragment: its title, its picture fitted to the output's width (its text
+        kept at 10 px or more) and its panel, `upstream × local = sent`. Show it
+        with `IPython.display.HTML(stepper.frame_html())`, or save it in a page."""
+        position = self._frame_position(position, "frame_html()")
+        frame = self.frames[position]
+        title = html.escape(frame["title"])
+        return (
+            f'<div class="agv-stepper-frame">'
+            f'<p style="font-weight: bold; margin: 4px 0;">{title}</p>'
+            f"{fitted_picture_html(self.frame_svg(position), frame['title'], READABLE_PX)}"
+            f'<div style="font-size: 14px; margin-top: 6px;">{frame["panel"]}</div></div>'
         )
 
     def close(self) -> None:
@@ -246,9 +264,16 @@ class BackwardStepper(anywidget.AnyWidget):
     def frame_svg(self, position: int | None = None) -> str:
         """The picture at `position` (default: the current one), as SVG text
         that styles itself: the same restyling the widget does in the browser."""
-        self._check_open("frame_svg()")
-        frame = self.frames[self.position if position is None else position]
-        return styled_svg(self.svg, frame["classes"])
+        position = self._frame_position(position, "frame_svg()")
+        return styled_svg(self.svg, self.frames[position]["classes"])
+
+    def _frame_position(self, position: int | None, caller: str) -> int:
+        self._check_open(caller)
+        if position is None:
+            return self.position
+        if not isinstance(position, int) or not 0 <= position <= self.last:
+            raise IndexError(f"{caller[:-2]}: position {position!r} is outside 0..{self.last}")
+        return position
 
     def apply(self) -> None:
         """Write the gradients into `.grad`, by running backward() itself once."""
