@@ -71,8 +71,10 @@ TABLE: dict[str, dict[str, str]] = {
     "draw.forward_title": {"en": "forward: values flow {arrow}", "zh": "前向：数值沿箭头流动 {arrow}"},
     "draw.backward_title": {"en": "backward: gradients flow {arrow}", "zh": "反向：梯度沿箭头流动 {arrow}"},
     "draw.hidden_nodes": {"en": "… {count} nodes hidden …", "zh": "…… 隐藏了 {count} 个节点 ……"},
-    "draw.freed_value": {"en": "(freed by backward)", "zh": "（已被 backward 释放）"},
-    "draw.freed_shape": {"en": "(freed)", "zh": "（已释放）"},
+    # an intermediate no variable holds: PyTorch never kept its value (autogradviz keeps a copy for
+    # drawings until backward, or a PyTorch graph noted none); backward frees the SAVED tensors
+    "draw.freed_value": {"en": "(value not kept)", "zh": "（数值未保留）"},
+    "draw.freed_shape": {"en": "(intermediate)", "zh": "（中间结果）"},
     "draw.same_tensor": {"en": "(the same tensor)", "zh": "（同一个张量）"},
     "draw.used_times": {"en": "{shape}, used {count} times", "zh": "{shape}，用了 {count} 次"},
     "draw.scalar": {"en": "scalar", "zh": "标量"},
@@ -152,7 +154,7 @@ TABLE: dict[str, dict[str, str]] = {
     },
     "stepper.panel.start": {
         "en": "Backward starts at <b>{root}</b> with the gradient <code>{seed}</code> (d output / d output).",
-        "zh": "反向传播从 <b>{root}</b> 开始，初始梯度为 <code>{seed}</code>（d output / d output）。",
+        "zh": "反向传播从 <b>{root}</b> 开始，初始梯度为 <code>{seed}</code>（输出对自身的导数 d 输出 / d 输出）。",
     },
     "stepper.panel.order": {
         "en": "The engine will run the nodes in this (topological) order, "
@@ -290,6 +292,10 @@ TABLE: dict[str, dict[str, str]] = {
         "en": "define backward_nodes(t): walk next_functions from t.grad_fn and return each node once (remember the ones you have seen).",
         "zh": "定义 backward_nodes(t)：从 t.grad_fn 出发沿 next_functions 遍历，每个节点只返回一次（记下已经见过的节点）。",
     },
+    "exercises.01.4": {
+        "en": "without running f, set multiplications (an int) to the number of MulBackward0 nodes in the graph of f(-0.5), and grad_at_minus_half (a float) to a.grad.",
+        "zh": "不运行 f，把 multiplications（整数）设为 f(-0.5) 的计算图中 MulBackward0 节点的个数，把 grad_at_minus_half（浮点数）设为 a.grad。",
+    },
     "exercises.02.1": {
         "en": "set w_grad_by_hand and b_grad_by_hand to nested lists: the gradients of (v * y).sum() with respect to w and b.",
         "zh": "把 w_grad_by_hand 和 b_grad_by_hand 设为嵌套列表：(v * y).sum() 对 w 和对 b 的梯度。",
@@ -301,6 +307,10 @@ TABLE: dict[str, dict[str, str]] = {
     "exercises.02.3": {
         "en": "set predictions to a dict: node name -> what that node sends, as nested lists (the mean gives each element 1/4).",
         "zh": "把 predictions 设为字典：节点名 -> 该节点发出的梯度，用嵌套列表表示（求平均时每个元素得到 1/4）。",
+    },
+    "exercises.02.4": {
+        "en": "set p_grad, q_grad and r_grad to floats, predicted from the gate patterns alone (add distributes, mul swaps, max routes); p has two paths.",
+        "zh": "只用门模式（加法分发、乘法交换、最大值路由）预测，把 p_grad、q_grad、r_grad 设为浮点数；p 有两条路径。",
     },
     "exercises.03.1": {
         "en": 'set predictions to a dict mapping "p" ... "t" to (requires_grad, is_leaf). detach() and no_grad() both give leaves.',
@@ -323,24 +333,28 @@ TABLE: dict[str, dict[str, str]] = {
         "zh": "把 x2_on_boundary 设为 Python 浮点数：用训练好的 w 和 b，解 w1*0.5 + w2*x2 + b = 0 求 x2。",
     },
     "exercises.04.3": {
-        "en": "after agv.manual_seed(0), make w_new and b_new as in the lesson, train 10,000 epochs without the extra first step, and set final_loss to a float.",
-        "zh": "先调用 agv.manual_seed(0)，像课上那样创建 w_new 和 b_new，不做额外的第一步就训练 10,000 轮，再把 final_loss 设为浮点数。",
+        "en": "make w_new from w0 and b_new = zeros(1) as in the lesson, train 10,000 epochs without the extra first step, and set final_loss to a float.",
+        "zh": "像课上那样用 w0 创建 w_new、用 zeros(1) 创建 b_new，不做额外的第一步就训练 10,000 轮，再把 final_loss 设为浮点数。",
+    },
+    "exercises.04.4": {
+        "en": "derive the squared error's gradients by hand and define mse_grad_w(X, y, w, b) (2x1, like w) and mse_grad_b(X, y, w, b) (one element), with tensor arithmetic only.",
+        "zh": "亲手推导平方误差的梯度，定义 mse_grad_w(X, y, w, b)（2×1，与 w 相同）和 mse_grad_b(X, y, w, b)（一个元素），只用张量运算。",
     },
     "exercises.05.1": {
-        "en": "make m with stop_gradient=False and k with the default, using to_tensor; then loss = (m * k).sum() and loss.backward().",
-        "zh": "用 to_tensor 创建 m（stop_gradient=False）和 k（保持默认）；然后 loss = (m * k).sum()，再调用 loss.backward()。",
+        "en": "without running the code, set m_grad to the list you expect in m.grad, and k_gets_grad to True or False: will k.grad hold a gradient?",
+        "zh": "先不运行代码，把你预计 m.grad 中会有的列表存为 m_grad，再把 k_gets_grad 设为 True 或 False：k.grad 里会有梯度吗？",
     },
     "exercises.05.2": {
-        "en": "set grad_ones and grad_sum to x's gradient (x.gradient().copy()) after each backward; clear the gradient in between.",
-        "zh": "每次 backward 之后，把 x 的梯度（x.gradient().copy()）分别存为 grad_ones 和 grad_sum；两次之间要清除梯度。",
+        "en": "derive x.grad after z.backward(v) for z = x**3, v = [1, 0, -1]: set predicted to it as a list, and same_loss(z) to a scalar with the same gradient.",
+        "zh": "推导 z = x**3、v = [1, 0, -1] 时 z.backward(v) 之后的 x.grad：把它以列表存为 predicted，再让 same_loss(z) 返回一个梯度相同的标量。",
     },
     "exercises.05.3": {
-        "en": "call backward three times on y (retain_graph=True), set after_three = w.grad.tolist(), then clear_grad() and set after_clear.",
-        "zh": "对 y 调用三次 backward（retain_graph=True），令 after_three = w.grad.tolist()，再调用 clear_grad() 并设置 after_clear。",
+        "en": "fix the loop so that grads holds three equal gradients [2.0, -4.0], and set bugs to the set of the two problems you found.",
+        "zh": "修好这个循环，使 grads 中是三个相同的梯度 [2.0, -4.0]，再把 bugs 设为你找到的两个问题组成的集合。",
     },
     "exercises.06.1": {
-        "en": "build a BackwardStepper for f, find the step where a gradient arrives at q a second time, and set q_before, q_new and q_after as floats.",
-        "zh": "为 f 建一个 BackwardStepper，找到梯度第二次到达 q 的那一步，把 q_before、q_new、q_after 设为浮点数。",
+        "en": "without running backward, set via_product and via_sum to the gradients q gets along each path (upstream × local), and total to q's gradient.",
+        "zh": "不运行反向传播，把 q 沿两条路径各自得到的梯度（上游梯度 × 局部导数）存为 via_product 和 via_sum，再把 q 的梯度存为 total。",
     },
     "exercises.06.2": {
         "en": "set t_axes to the tuple of axes summed to bring the gradient back to t's shape, and t_grad to t's gradient as a nested list.",
@@ -355,23 +369,87 @@ TABLE: dict[str, dict[str, str]] = {
         "zh": "把 n_params 设为 model.parameters() 中元素的总数，把 classifier_share 设为 classifier.0.weight 所占的比例。",
     },
     "exercises.07.2": {
-        "en": "after net.zero_grad(), call backward twice on a fresh loss each time; set first to a .clone() of net[0].weight.grad after the first, second after the second.",
-        "zh": "先调用 net.zero_grad()，然后每次新建损失、调用两次 backward；第一次后把 net[0].weight.grad 的 .clone() 存为 first，第二次后存为 second。",
+        "en": "set predicted_ratio to what you expect second / first to be; then, after net.zero_grad(), call backward twice on a fresh loss each time, with first a .clone() of net[0].weight.grad after the first and second after the second.",
+        "zh": "先把 predicted_ratio 设为你预计的 second / first；再调用 net.zero_grad()，每次新建损失、调用两次 backward；第一次后把 net[0].weight.grad 的 .clone() 存为 first，第二次后存为 second。",
     },
     "exercises.07.3": {
-        "en": "train small with Adam and clear_grad() for 200 steps on X, y, then set small_accuracy to its test accuracy as a float.",
-        "zh": "用 Adam 和 clear_grad() 在 X、y 上训练 small 200 步，再把它在测试集上的准确率以浮点数存为 small_accuracy。",
+        "en": "set misplaced to the line of the loop that is in the wrong place (as a string), fix the loop, and set small_accuracy to small's test accuracy as a float.",
+        "zh": "把循环中位置放错的那一行（字符串）存为 misplaced，修好循环，再把 small 在测试集上的准确率以浮点数存为 small_accuracy。",
     },
     "exercises.08.1": {
-        "en": "set d2 to the second derivative of tanh at 0.5: call agv.grad twice, the first time with create_graph=True.",
-        "zh": "把 d2 设为 tanh 在 0.5 处的二阶导数：调用两次 agv.grad，第一次要带 create_graph=True。",
+        "en": "derive tanh'' and write tanh_second(t) as a function of t = tanh(x); then set d2 to the second derivative at 0.5 from agv.grad twice (the first with create_graph=True).",
+        "zh": "推导 tanh''，把它写成只含 t = tanh(x) 的函数 tanh_second(t)；再调用两次 agv.grad（第一次带 create_graph=True），把 0.5 处的二阶导数存为 d2。",
     },
     "exercises.08.2": {
-        "en": "register a hook that clamps w's gradient to [-1, 1]; set clipped after one backward, then remove it, reset w.grad and set after_removal.",
-        "zh": "注册一个把 w 的梯度截断到 [-1, 1] 的钩子；一次 backward 后设置 clipped，再移除钩子、重置 w.grad，并设置 after_removal。",
+        "en": "without running the code, set clipped and after_removal to the two lists it prints (the hook clamps to [-1, 1]; w.grad is not reset in between).",
+        "zh": "先不运行代码，把它打印的两个列表分别存为 clipped 和 after_removal（钩子把梯度截断到 [-1, 1]；两次之间没有重置 w.grad）。",
     },
     "exercises.08.3": {
         "en": "define normalize_fixed(x): the same values as normalize_broken, but the length stays a tensor in the graph (no .item()).",
         "zh": "定义 normalize_fixed(x)：值与 normalize_broken 相同，但长度要作为张量留在计算图中（不要用 .item()）。",
+    },
+    # --- exercises of lesson 09 (build micrograd) ---
+    "exercises.09.1": {
+        "en": "for f = (a * b) * (a + b) at a = -2, b = 3, derive ∂f/∂a and ∂f/∂b by hand and set a_grad and b_grad to them.",
+        "zh": "对 a = -2、b = 3 处的 f = (a * b) * (a + b)，手工推导 ∂f/∂a 和 ∂f/∂b，分别赋给 a_grad 和 b_grad。",
+    },
+    "exercises.09.2": {
+        "en": "for f = (x + y) * x at x = 3, y = 2, set buggy_x_grad to what OverwritingValue writes into x.grad, and true_x_grad to the right ∂f/∂x.",
+        "zh": "对 x = 3、y = 2 处的 f = (x + y) * x，把 buggy_x_grad 设为 OverwritingValue 写进 x.grad 的值，把 true_x_grad 设为正确的 ∂f/∂x。",
+    },
+    "exercises.09.3": {
+        "en": "define tanh(v): a new Value holding math.tanh(v.data), made from (v,), whose _backward adds (1 - t**2) * out.grad to v.grad.",
+        "zh": "定义 tanh(v)：返回一个由 (v,) 算出的新 Value，其 _backward 把 (1 - t**2) * out.grad 累加到 v.grad 上，值为 math.tanh(v.data)。",
+    },
+    "exercises.09.4": {
+        "en": "define topological_order_iterative(root): every Value root depends on, once each and after its children, using a stack instead of recursion.",
+        "zh": "定义 topological_order_iterative(root)：root 依赖的每个 Value 各出现一次、排在其子节点之后，用栈代替递归。",
+    },
+    # --- exercises of lesson 10 (matrix backprop) ---
+    "exercises.10.1": {
+        "en": "define left_grads(dZ, W, X) returning (dW, dX) for Z = W @ X, W of shape (M, D), X of shape (D, N): find the products whose shapes fit.",
+        "zh": "定义 left_grads(dZ, W, X)，对 Z = W @ X（W 的形状为 (M, D)，X 的形状为 (D, N)）返回 (dW, dX)：找出形状对得上的乘积。",
+    },
+    "exercises.10.2": {
+        "en": "write class MyLinear(LinearFunction) with a staticmethod backward(ctx, grad_output) returning (dx, dweight, dbias), each of its input's shape.",
+        "zh": "写出 class MyLinear(LinearFunction)，它的静态方法 backward(ctx, grad_output) 返回 (dx, dweight, dbias)，每个都与对应输入同形状。",
+    },
+    "exercises.10.3": {
+        "en": "set s_grad and c_grad to tensors computed from A and dZ: the gradients of (dZ * (A * s + c)).sum() for s (1, 3) and c (4, 1), with keepdim=True.",
+        "zh": "用 A 和 dZ 算出张量 s_grad 和 c_grad：(dZ * (A * s + c)).sum() 对 s (1, 3) 和 c (4, 1) 的梯度，求和时用 keepdim=True。",
+    },
+    "exercises.10.4": {
+        "en": "from the forward tensors only, compute dlogits = (softmax - onehot) / N, then dW2, db2, dh, dh_pre (ReLU: dh where h_pre > 0), dW1 and db1.",
+        "zh": "只用前向计算中的张量，先算 dlogits = (softmax - onehot) / N，再算 dW2、db2、dh、dh_pre（ReLU：h_pre > 0 处取 dh）、dW1 和 db1。",
+    },
+    # --- exercises of lesson 11 (debugging gradients) ---
+    "exercises.11.1": {
+        "en": "set dead_units to the sorted list of suspect's dead units in its second hidden layer (the outputs of suspect[2]): count the rows of zero gradient.",
+        "zh": "把 dead_units 设为 suspect 第二个隐藏层（suspect[2] 的输出）中“死掉”的神经元的编号，按从小到大排成列表：数一数哪些行的梯度全为零。",
+    },
+    "exercises.11.2": {
+        "en": "predict, then check with scan(): set inf_node and nan_node to the names of the backward nodes that first send an inf and first send a NaN.",
+        "zh": "先预测，再用 scan() 验证：把 inf_node 和 nan_node 分别设为最先送出 inf 和最先送出 NaN 的反向节点的名字。",
+    },
+    "exercises.11.3": {
+        "en": "define FixedHypot, an agv.autograd.Function like Hypot but with a correct backward, so that gradcheck passes.",
+        "zh": "定义 FixedHypot：一个和 Hypot 一样的 agv.autograd.Function，但反向传播要写对，使 gradcheck 通过。",
+    },
+    "exercises.11.4": {
+        "en": "set prediction to \"converges\", \"oscillates\" or \"diverges\" before running; then set losses_without to the 30 losses of the loop without zero_grad().",
+        "zh": "运行之前，先把 prediction 设为字符串 converges、oscillates 或 diverges 之一；然后把 losses_without 设为去掉 zero_grad() 的循环中 30 步的损失。",
+    },
+    # --- exercises of lesson 12 (forward and reverse mode) ---
+    "exercises.12.1": {
+        "en": "define dual_div(p, q) returning the Dual of p / q (tangent by the quotient rule; q may be a plain number), then set Dual.__truediv__ = dual_div.",
+        "zh": "定义 dual_div(p, q)，返回 p / q 对应的 Dual（切向量按商的求导法则；q 也可以是普通的数），再令 Dual.__truediv__ = dual_div。",
+    },
+    "exercises.12.2": {
+        "en": 'set predictions to a dict {"A": (forward passes, backward passes), "B": ..., "C": ...}: forward mode needs one pass per input, reverse mode one backward pass per output.',
+        "zh": "把 predictions 设为字典 {\"A\": (前向遍数, 反向遍数), \"B\": ..., \"C\": ...}：前向模式每个输入一遍，反向模式每个输出一遍反向传播。",
+    },
+    "exercises.12.3": {
+        "en": "set g to the gradient of energy(x) with respect to x, kept in the graph (create_graph=True), and hv to H v: the gradient of the scalar g · v with respect to x.",
+        "zh": "把 g 设为 energy(x) 对 x 的梯度，并让它留在计算图中（create_graph=True）；再把 hv 设为 H v：标量 g · v 对 x 的梯度。",
     },
 }

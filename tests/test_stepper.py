@@ -788,13 +788,19 @@ def lesson02_stepper() -> agv.BackwardStepper:
 
 def test_a_stepper_is_laid_out_so_its_text_stays_10_px_in_a_notebook_output():
     from autogradviz.viz.view import OUTPUT_WIDTH_PX, DrawingSize
+    from autogradviz.widgets.stepper import FIT_WIDTH_PX
 
+    # a stepper does not scroll: it fits JupyterLab's output at 1024 px with the file browser open
+    assert FIT_WIDTH_PX == 590 < OUTPUT_WIDTH_PX
     s = lesson02_stepper()
     picture = DrawingSize.of(s.svg)
     across = DrawingSize.of(agv.draw(s._root, names=None, rankdir="LR").svg())
     # left to right, five ranks of 2x2 boxes need 883 px even with 10 px text: too wide
     assert across.narrowest_px(10) > OUTPUT_WIDTH_PX
-    assert s._view.rankdir == "TB" and picture.narrowest_px(10) <= OUTPUT_WIDTH_PX
+    assert s._view.rankdir == "TB" and picture.narrowest_px(10) <= FIT_WIDTH_PX
+    # a small graph stays left to right, as code reads
+    a = agv.tensor(2.0, requires_grad=True)
+    assert agv.BackwardStepper(a * 3)._view.rankdir == "LR"
     # a drawing of the same graph may go down to 8 px text, so it stays left to right
     assert agv.draw(s._root).rankdir == "LR"
     # an explicit direction is the teacher's choice

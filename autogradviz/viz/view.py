@@ -258,6 +258,7 @@ def draw(
     collapse: bool = False,
     model: object | None = None,
     language: str | None = None,
+    fit_width_px: float = OUTPUT_WIDTH_PX,
     min_text_px: float = MIN_TEXT_PX,
 ) -> GraphView:
     """Draw the graph that produced `roots`.
@@ -271,8 +272,9 @@ def draw(
     (`names=` may also be those (name, tensor) pairs themselves).
     rankdir: "auto" (left to right, or top to bottom when a long graph would
     not fit a notebook readably), or Graphviz's LR, RL, TB, BT.
-    min_text_px: the smallest text (px) that "auto" counts as readable when the
-    drawing is shrunk to fit (the BackwardStepper asks for 10).
+    fit_width_px, min_text_px: what "auto" fits: left to right if the drawing,
+    shrunk to fit_width_px, keeps its text at min_text_px or more (the
+    BackwardStepper, which cannot scroll, asks for 590 px and 10 px).
     language: "en" or "zh" for the legend and notes (default: agv.set_language's).
     """
     if kind not in KINDS:
@@ -325,7 +327,7 @@ def draw(
 
     svg = None
     if rankdir == "auto":
-        rankdir, svg = _choose_rankdir(digraph, min_text_px)
+        rankdir, svg = _choose_rankdir(digraph, fit_width_px, min_text_px)
     graph = digraph(rankdir)
     return GraphView(graph, kind, nodes, edges, hidden, boxes, language=language, svg=svg)
 
@@ -350,10 +352,12 @@ def _digraph(drawn: list, kind: str, rankdir: str, legend_kinds, language: str) 
 
 
 def _choose_rankdir(
-    digraph: Callable[[str], graphviz.Digraph], min_text_px: float = MIN_TEXT_PX
+    digraph: Callable[[str], graphviz.Digraph],
+    fit_width_px: float = OUTPUT_WIDTH_PX,
+    min_text_px: float = MIN_TEXT_PX,
 ) -> tuple[str, str | None]:
     """rankdir="auto": left to right, as code reads, if that fits a classroom
-    notebook's output (OUTPUT_WIDTH_PX) with its text still min_text_px; else top
+    notebook's output (fit_width_px) with its text still min_text_px; else top
     to bottom when that is narrower (a long chain becomes a column that
     scrolls down, not a row thousands of pixels wide). Returns the direction
     and its SVG, so the drawing is not laid out twice. With no renderer at all
@@ -363,7 +367,7 @@ def _choose_rankdir(
     except render.RendererError:
         return "LR", None
     across = DrawingSize.of(svg)
-    if across.narrowest_px(min_text_px) <= OUTPUT_WIDTH_PX:
+    if across.narrowest_px(min_text_px) <= fit_width_px:
         return "LR", svg
     down_svg = render.render_svg(digraph("TB").source)
     if DrawingSize.of(down_svg).width_px < across.width_px:

@@ -40,6 +40,9 @@ STATES = ("done", "current", "waiting")
 # a stepper's picture shrinks to fit, but its smallest text stays at least this (px): the same
 # limit as READABLE_PX in stepper.js, where the panel moves below a picture that would go smaller
 READABLE_PX = 10
+# a stepper cannot scroll sideways (its buttons and panel would leave the picture), so it is laid
+# out for the narrowest classroom output: JupyterLab at 1024 px with its file browser open
+FIT_WIDTH_PX = 590
 # the strings the browser shows that no frame holds: buttons, tooltips, legend, quiz (stepper.js)
 _LABEL_KEYS = (
     "reset", "reset_tip", "back", "back_tip", "next", "next_tip", "play", "pause", "play_tip",
@@ -108,7 +111,9 @@ class BackwardStepper(anywidget.AnyWidget):
             self._steps, self._seed = self._tensors_reader.record_backward(root, gradient, names)
         self._namer = Namer([root], names, self._tensors_reader)
         self._root_node = self._tensors_reader.node(root)
-        draw_options.setdefault("min_text_px", READABLE_PX)  # "auto" lays it out to fit at 10 px
+        # "auto" lays it out to fit FIT_WIDTH_PX with 10 px text
+        draw_options.setdefault("fit_width_px", FIT_WIDTH_PX)
+        draw_options.setdefault("min_text_px", READABLE_PX)
         draw_options.setdefault("language", self._language)  # the picture's legend speaks as the panel
         self._view = draw(root, kind=kind, names=names, **draw_options)
         self._ids = _svg_ids(self._view.boxes, self._tensors_reader)

@@ -1,4 +1,4 @@
-"""Lesson 01: the computation graph (issue 6).
+"""Lesson 1: the computation graph (issues 6 and 15).
 
 cd notebooks/src && ../../.venv/bin/python 01_computation_graph.py
 """
@@ -8,7 +8,7 @@ from lesson import build, code, exercise, md, setup
 cells = [
     md(
         """
-# 01 · The computation graph
+# Lesson 1 · The computation graph
 
 When you write `y = w*x + b`, autogradviz (like PyTorch) does more than work out the numbers: it also
 writes down *how* each result was made. That record is the **computation graph**. In this lesson you will
@@ -17,10 +17,13 @@ writes down *how* each result was made. That record is the **computation graph**
 - see how `requires_grad` spreads from inputs to results, and what `is_leaf` tells you;
 - draw the graph of `y = w*x + b`, first in the direction you wrote it (forward), then in the direction
   `backward()` walks it;
-- follow `grad_fn` and `next_functions` by hand.
+- follow `grad_fn` and `next_functions` by hand;
+- see that the graph is recorded anew on every run, so Python's `while` and `if` can shape it.
+
+Terms in bold are explained in the [glossary](../glossary.md).
 """,
         """
-# 01 · 计算图
+# 第 1 课 · 计算图
 
 当你写下 `y = w*x + b` 时，autogradviz（和 PyTorch 一样）不只是把数值算出来，还会记下每个结果是**怎样**
 得到的。这份记录就是**计算图**。本课你将：
@@ -28,7 +31,10 @@ writes down *how* each result was made. That record is the **computation graph**
 - 认识图中的**叶子节点**和**根节点**；
 - 看到 `requires_grad` 如何从输入传递到结果，以及 `is_leaf` 告诉你什么；
 - 画出 `y = w*x + b` 的计算图：先按你书写的方向（前向），再按 `backward()` 遍历的方向（反向）；
-- 亲手沿着 `grad_fn` 和 `next_functions` 走一遍。
+- 亲手沿着 `grad_fn` 和 `next_functions` 走一遍；
+- 看到计算图在每次运行时都重新记录，所以 Python 的 `while` 和 `if` 能决定它的形状。
+
+加粗的术语在[术语表](../glossary.md)中都有解释。
 """,
     ),
     md(
@@ -339,12 +345,102 @@ agv.draw(loss, names=locals(), kind="backward")
     ),
     md(
         """
+## The graph is recorded anew on every run
+
+autogradviz, like PyTorch, does not compile your function ahead of time: it records each operation **as it runs**.
+So a graph can depend on the data, through ordinary Python `while` loops and `if` tests. This example comes from
+the book *Dive into Deep Learning* (d2l, section 2.5): double `a` until the result is at least 1000 in size, then
+multiply by 100 if it is negative.
+""",
+        """
+## 计算图在每次运行时都重新记录
+
+autogradviz 和 PyTorch 一样，不会事先编译你的函数：它在每个运算**执行的那一刻**把它记录下来。
+所以计算图可以随数据而变，靠的就是普通的 Python `while` 循环和 `if` 判断。下面的例子来自《动手学深度学习》
+（d2l，第 2.5 节）：不断把 `a` 翻倍，直到结果的大小至少为 1000，如果结果是负数，再乘以 100。
+""",
+    ),
+    code(
+        """
+def f(a):
+    b = a * 2
+    while b.norm() < 1000:  # how many doublings depends on the value of a
+        b = b * 2
+    if b.sum() > 0:  # and so does this branch
+        c = b
+    else:
+        c = 100 * b
+    return c
+
+
+a_pos = agv.tensor(300.0, requires_grad=True)
+d_pos = f(a_pos)
+agv.draw(d_pos, names={"a": a_pos, "d": d_pos})
+"""
+    ),
+    md(
+        """
+For `a = 300` the loop ran once (600 became 1200) and the `if` took the first branch: two multiplications.
+Run the same code on `a = -300` and a different graph comes out: the same doubling, then the `else` branch adds a
+third multiplication, by 100.
+""",
+        """
+当 `a = 300` 时，循环只执行了一次（600 变成 1200），`if` 走了第一个分支：一共两次乘法。
+用同样的代码计算 `a = -300`，得到的却是另一张图：同样翻倍一次，然后 `else` 分支又添上第三次乘法：乘以 100。
+""",
+    ),
+    code(
+        """
+a_neg = agv.tensor(-300.0, requires_grad=True)
+d_neg = f(a_neg)
+agv.draw(d_neg, names={"a": a_neg, "d": d_neg})
+"""
+    ),
+    md(
+        """
+Each call of `f` records a fresh graph, and backward walks the one that was recorded: the path the code really
+took. Whatever that path, `f` only ever multiplies `a` by constants, so $d = f(a) = k \\cdot a$ with a $k$ that
+depends on the path, and $\\partial d / \\partial a = k = d / a$. Check it on both inputs:
+""",
+        """
+每次调用 `f` 都会记录一张新图，而 backward 遍历的就是记录下来的那张：代码实际走过的路径。无论走哪条路径，
+`f` 对 `a` 做的都只是乘以常数，所以 $d = f(a) = k \\cdot a$，其中 $k$ 取决于路径，于是 $\\partial d / \\partial a = k = d / a$。
+在两个输入上验证：
+""",
+    ),
+    code(
+        """
+for a_k, d_k in ((a_pos, d_pos), (a_neg, d_neg)):
+    d_k.backward()
+    print(
+        f"a = {a_k.item():6.1f}   d = {d_k.item():9.1f}   a.grad = {a_k.grad.item():5.1f}",
+        f"  d / a = {(d_k / a_k).item():5.1f}   equal: {agv.allclose(a_k.grad, d_k / a_k)}",
+    )
+"""
+    ),
+    md(
+        """
+Source tour: every operation ends in the function `record` of
+[autogradviz/core/record.py](../../autogradviz/core/record.py). It wraps the result in a tensor and, if an input
+needs a gradient, makes the new backward node and links it to its inputs' nodes. Nothing else builds the graph,
+which is why a `while` loop simply adds one node per turn.
+""",
+        """
+源码导览：每个运算最后都会调用 [autogradviz/core/record.py](../../autogradviz/core/record.py) 中的函数 `record`。
+它把结果包装成张量；如果某个输入需要梯度，就新建一个反向节点，并把它连到各输入的节点上。除此之外，没有别的地方构建计算图，
+所以 `while` 循环每转一圈就简单地多出一个节点。
+""",
+    ),
+    md(
+        """
 ## What to remember
 
 - Leaves are the tensors you create (or that no recorded operation produced); the root is the final result.
 - A result requires grad as soon as one of its inputs does.
 - `grad_fn` names the backward node of the operation that made a tensor; `next_functions` are the edges from
   that node back towards the leaves, ending in one `AccumulateGrad` per leaf that requires grad.
+- The graph is recorded while the code runs, so each run can record a different one; backward follows the one
+  recorded.
 """,
         """
 ## 要点回顾
@@ -353,6 +449,7 @@ agv.draw(loss, names=locals(), kind="backward")
 - 只要有一个输入需要梯度，结果就需要梯度。
 - `grad_fn` 指向产生该张量的运算所对应的反向节点；`next_functions` 是从这个节点指回叶子方向的边，
   最终到达每个需要梯度的叶子各自的 `AccumulateGrad`。
+- 计算图是在代码运行时记录的，所以每次运行都可能记录出不同的图；backward 沿着记录下来的那张图走。
 """,
     ),
     md(
@@ -508,6 +605,50 @@ assert found == ["AccumulateGrad", "AddBackward0", "ExpBackward0", "MulBackward0
     f"for (g*g + g).exp() you found {found}: is a node reached twice counted twice?"
 )
 print("Right: 4 nodes for y, and 4 for (g*g + g).exp()")
+""",
+    ),
+    md(
+        """
+**Exercise 4. Predict the graph of `f`.** Without running `f`, work out what happens for `a = -0.5`: how many
+times the loop doubles, which branch the `if` takes, and so how many multiplication nodes (`MulBackward0`) the
+backward graph of `d = f(a)` contains, and what `a.grad` is after `d.backward()`. Store them as an int
+`multiplications` and a float `grad_at_minus_half`.
+""",
+        """
+**练习 4：预测 `f` 的计算图。** 不运行 `f`，推算 `a = -0.5` 时会发生什么：循环翻倍几次，`if` 走哪个分支，
+因而 `d = f(a)` 的反向图里有多少个乘法节点（`MulBackward0`），以及 `d.backward()` 之后 `a.grad` 是多少。
+把它们分别存为整数 `multiplications` 和浮点数 `grad_at_minus_half`。
+""",
+    ),
+    *exercise(
+        "01.4",
+        answers=("multiplications", "grad_at_minus_half"),
+        solution="""
+# b = a * 2 = -1; doubling until |b| >= 1000 takes 10 turns (-1024); the sum is negative,
+# so c = 100 * b. Multiplications: 1 + 10 + 1 = 12, and d = 2 * 2**10 * 100 * a
+multiplications = 12
+grad_at_minus_half = 2.0 * 2**10 * 100
+""",
+        check="""
+a_half = agv.tensor(-0.5, requires_grad=True)
+d_half = f(a_half)
+nodes, seen, todo = [], set(), [d_half.grad_fn]
+while todo:
+    node = todo.pop()
+    if node is not None and node not in seen:
+        seen.add(node)
+        nodes.append(node.name())
+        todo.extend(child for child, _ in node.next_functions)
+actual_count = nodes.count("MulBackward0")
+assert multiplications == actual_count, (
+    f"the graph has {actual_count} multiplications, you said {multiplications}: "
+    "count the first a * 2, each turn of the loop (stop once |b| >= 1000), and the branch"
+)
+d_half.backward()
+assert abs(grad_at_minus_half - a_half.grad.item()) < 1e-3, (
+    f"a.grad is {a_half.grad.item()}, you said {grad_at_minus_half}: d is a constant times a, and a.grad is that constant"
+)
+print(f"Right: {actual_count} multiplications, a.grad = {a_half.grad.item()}")
 """,
     ),
 ]

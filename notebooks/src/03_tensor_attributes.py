@@ -1,4 +1,4 @@
-"""Lesson 03: tensor attributes (requires_grad, no_grad, grad, grad_fn, is_leaf,
+"""Lesson 3: tensor attributes (requires_grad, no_grad, grad, grad_fn, is_leaf,
 detach() versus .data, item() and tolist()).
 
     cd notebooks/src && ../../.venv/bin/python 03_tensor_attributes.py
@@ -9,7 +9,7 @@ from lesson import build, code, exercise, md, setup
 cells = [
     md(
         """
-# Lesson 3: Tensor attributes
+# Lesson 3 · Tensor attributes
 
 A tensor is more than an array of numbers. It also carries the bookkeeping that autograd needs:
 whether it wants a gradient, where its gradient is stored, which operation produced it, and a counter
@@ -25,12 +25,13 @@ of in-place changes. This lesson goes through these attributes one at a time:
 | `detach()` / `.data` | the same numbers, outside the graph: one safe, one not |
 | `item()` / `tolist()` | plain Python numbers, for printing and logging |
 
-As always, we fix the random seed so every number printed below is the same on every run.
+As always, we fix the random seed so every number printed below is the same on every run. Terms such as
+**leaf** and **in-place** are explained in the [glossary](../glossary.md).
 """,
         """
-# 第 3 课：张量的属性
+# 第 3 课 · 张量的属性
 
-张量不只是一组数字，它还带着自动求导所需的"账本"：它要不要梯度、梯度存在哪里、它是由哪个运算产生的，
+张量不只是一组数字，它还带着自动求导所需的“账本”：它要不要梯度、梯度存在哪里、它是由哪个运算产生的，
 以及一个记录原地修改次数的计数器。本课逐一讲解这些属性：
 
 | 属性 | 它回答的问题 |
@@ -43,7 +44,8 @@ As always, we fix the random seed so every number printed below is the same on e
 | `detach()` / `.data` | 同样的数值，但脱离计算图：一个安全，一个不安全 |
 | `item()` / `tolist()` | 普通的 Python 数字，方便打印和记录 |
 
-和以往一样，我们先固定随机种子，这样下面打印的每个数字每次运行都完全相同。
+和以往一样，我们先固定随机种子，这样下面打印的每个数字每次运行都完全相同。**叶子张量**、**原地操作**等术语
+在[术语表](../glossary.md)中都有解释。
 """,
     ),
     setup(
@@ -313,9 +315,18 @@ out.sum().backward()
     md(
         """
 The error is a good outcome: nothing was computed with a corrupted value, and `a.grad` is still empty.
+
+Source tour: `Tensor.detach` in [autogradviz/core/tensor.py](../../autogradviz/core/tensor.py) hands the new tensor
+the original's version counter (`version_counter()`); the check that raised is `Node.unpack_saved` in
+[autogradviz/core/graph.py](../../autogradviz/core/graph.py), which compares each saved value's counter with the
+version it noted when saving.
 """,
         """
 报错其实是好结果：没有任何计算用到被破坏的值，`a.grad` 仍然是空的。
+
+源码导览：[autogradviz/core/tensor.py](../../autogradviz/core/tensor.py) 中的 `Tensor.detach` 把原张量的版本计数器
+（`version_counter()`）交给新张量；抛出这个错误的检查是 [autogradviz/core/graph.py](../../autogradviz/core/graph.py)
+中的 `Node.unpack_saved`，它把每个保存值的计数器与保存时记下的版本号进行比较。
 """,
     ),
     code(
@@ -327,13 +338,14 @@ print(a.grad)
         """
 ### `.data`: shares the storage, but not the counter
 
-Now the same steps with `.data`. It also shares the storage, but it has a version counter of its own, so autograd
-never hears about the change:
+Now the same steps with `.data`. It also shares the storage, but it has a version counter of its own (see the
+property `Tensor.data` in the same file), so autograd never hears about the change:
 """,
         """
 ### `.data`：共享存储，但不共享计数器
 
-现在用 `.data` 重复同样的步骤。它同样共享存储，但拥有自己独立的版本计数器，所以自动求导根本察觉不到这次修改：
+现在用 `.data` 重复同样的步骤。它同样共享存储，但拥有自己独立的版本计数器（见同一文件中的属性 `Tensor.data`），
+所以自动求导根本察觉不到这次修改：
 """,
     ),
     code(
@@ -514,7 +526,7 @@ t = r * p
 ```
 
 把答案写成一个字典 `predictions`，把每个名字映射到一个二元组 `(requires_grad, is_leaf)`，
-例如 `"p": (True, True)`。检查单元会运行这段代码并与你的答案比较。
+例如 `"p": (True, True)`。检查单元格会运行这段代码并与你的答案比较。
 """,
     ),
     *exercise(
@@ -616,8 +628,11 @@ for step in range(5):
         check="""
 assert len(history) == 5, f"5 steps, 5 values: history has {len(history)}"
 assert all(type(v) is float for v in history), "store f.item(), a float, not the tensor f"
-expected = [9.0, 2.25, 0.5625, 0.140625, 0.03515625]
-assert all(abs(v - e) < 1e-6 for v, e in zip(history, expected)), f"expected {expected}, got {history}"
+# each step moves x halfway to 3 (x - 0.25 * 2 * (x - 3)), so each loss is a quarter of the one before
+expected = [9.0 / 4**k for k in range(5)]
+assert all(abs(v - e) < 1e-6 for v, e in zip(history, expected)), (
+    f"expected {expected}, got {history}: record f before the update, and clear x.grad after it"
+)
 print(history)
 """,
     ),

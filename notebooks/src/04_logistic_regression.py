@@ -1,5 +1,6 @@
-"""Lesson 04: logistic regression by hand (model, loss, hand-written SGD, loss
-curve, decision boundary, and why w.grad.zero_() fails before the first backward).
+"""Lesson 4: logistic regression by hand (model, loss, the gradient derived by hand
+and stepped through, hand-written SGD from the tutorial's start, loss curve, decision
+boundary, and why w.grad.zero_() fails before the first backward).
 
     cd notebooks/src && ../../.venv/bin/python 04_logistic_regression.py
 """
@@ -9,24 +10,25 @@ from lesson import build, code, exercise, md, setup
 cells = [
     md(
         """
-# Lesson 4: Logistic regression by hand
+# Lesson 4 · Logistic regression by hand
 
 In this lesson we train a model with nothing but tensors and autograd: no layers, no optimizer, no loss function
 from a library. We write each piece ourselves: the model, the loss, the gradient step and the training loop.
 It is the loop that `torch.optim` and `nn.Module` later hide, so it is worth seeing once in full.
 
-Along the way we answer a question that hand-written loops run into: why does `w.grad.zero_()` fail if you call it
-before the first `backward()`?
+Along the way we derive by hand the gradient that autograd computes, watch the stepper produce it, and answer a
+question that hand-written loops run into: why does `w.grad.zero_()` fail if you call it before the first
+`backward()`? Terms in bold are explained in the [glossary](../glossary.md).
 """,
         """
-# 第 4 课：手写逻辑回归
+# 第 4 课 · 手写逻辑回归
 
 本课只用张量和自动求导来训练一个模型：不用网络层，不用优化器，也不用库里现成的损失函数。
 模型、损失、梯度下降的一步以及训练循环，全都由我们自己来写。以后 `torch.optim` 和 `nn.Module`
 会把这个循环藏起来，所以值得完整地看一遍。
 
-途中我们还会回答手写训练循环时常遇到的一个问题：为什么在第一次 `backward()` 之前调用
-`w.grad.zero_()` 会出错？
+途中我们会亲手推导自动求导算出的梯度，用逐步演示器看它是怎样一步步得到的，还会回答手写训练循环时常遇到的一个问题：
+为什么在第一次 `backward()` 之前调用 `w.grad.zero_()` 会出错？加粗的术语在[术语表](../glossary.md)中都有解释。
 """,
     ),
     setup(
@@ -63,17 +65,22 @@ print(x_t.shape, x_t.dtype, "|", y_t.shape, y_t.dtype)
         """
 ## The parameters
 
-A weight per feature and one bias. They are leaves that require gradients: `w` starts random, `b` at zero.
+A weight per feature and one bias. They are leaves that require gradients. The tutorial drew `w` at random
+(`randn([2, 1])`) and `b` started at zero. We start from the tutorial's own random draw, rounded to three
+decimals, $w_0 = [[-0.044], [0.840]]$, so that every loss printed below can be compared with the tutorial's.
 """,
         """
 ## 参数
 
-每个特征一个权重，再加一个偏置。它们都是需要梯度的叶子节点：`w` 随机初始化，`b` 从零开始。
+每个特征一个权重，再加一个偏置。它们都是需要梯度的叶子节点。教程里的 `w` 是随机抽取的（`randn([2, 1])`），
+`b` 从零开始。我们直接从教程那次随机抽到的值出发（保留三位小数）：$w_0 = [[-0.044], [0.840]]$，
+这样下面打印的每个损失都能与教程的结果对照。
 """,
     ),
     code(
         """
-w = agv.randn([2, 1], requires_grad=True)
+w0 = [[-0.044], [0.840]]  # the tutorial's randn([2, 1]), rounded
+w = agv.tensor(w0, requires_grad=True)
 b = agv.zeros(1, requires_grad=True)
 print(w)
 print(b)
@@ -94,7 +101,7 @@ the model gives the right class a high probability.
 ## 模型和损失
 
 模型先为每个样本算出一个分数 `x @ w + b`，再用 sigmoid 把它压缩到 0 和 1 之间：
-这就是模型预测的"标签为 1 的概率"。
+这就是模型预测的“标签为 1 的概率”。
 
 损失是**二元交叉熵**：`-mean(y*log(p) + (1-y)*log(1-p))`。标签为 1 的样本只有 `-log(p)` 这一项起作用，
 `p` 越接近 1 它越小；标签为 0 的样本只有 `-log(1-p)` 起作用。所以当模型给正确类别的概率越高，损失就越低。
@@ -118,17 +125,129 @@ print(loss)
     ),
     md(
         """
-With a random `w` every probability is close to 0.5: the model has learned nothing yet. Here is the graph that
-`backward()` will walk back through, from `loss` to the two parameters:
+The model has learned nothing yet: every probability is between 0.48 and 0.70, and the two points with label 0
+get the *highest* ones. Here is the graph that `backward()` will walk back through, from `loss` to the two
+parameters:
 """,
         """
-由于 `w` 是随机的，每个概率都接近 0.5：模型还什么都没学到。下面是 `backward()` 将要反向遍历的计算图，
-从 `loss` 一直回到两个参数：
+模型还什么都没学到：每个概率都在 0.48 到 0.70 之间，而且两个标签为 0 的点反而得到了*最高*的概率。
+下面是 `backward()` 将要反向遍历的计算图，从 `loss` 一直回到两个参数：
 """,
     ),
     code(
         """
 agv.draw(loss, names=locals())
+"""
+    ),
+    md(
+        r"""
+## The gradient, derived by hand
+
+For the $N$ points (rows $x_i$ of $X$), the model and the loss are
+
+$$z = Xw + b, \qquad p = \sigma(z), \qquad L = -\frac{1}{N}\sum_{i=1}^{N}\big[y_i \log p_i + (1 - y_i)\log(1 - p_i)\big].$$
+
+Work backwards, one factor of the chain rule at a time (lesson 2):
+
+1. The loss: $\dfrac{\partial L}{\partial p_i} = -\dfrac{1}{N}\Big(\dfrac{y_i}{p_i} - \dfrac{1 - y_i}{1 - p_i}\Big)
+   = \dfrac{p_i - y_i}{N\,p_i(1 - p_i)}$.
+2. The sigmoid: $\sigma'(z) = \sigma(z)\big(1 - \sigma(z)\big)$, so $\dfrac{\partial p_i}{\partial z_i} = p_i(1 - p_i)$.
+3. Multiply: the $p_i(1 - p_i)$ cancels, and what reaches the score is simply
+   $\dfrac{\partial L}{\partial z_i} = \dfrac{p_i - y_i}{N}$: the prediction's error.
+4. The score: $z_i = x_i w + b$, so $\partial z_i / \partial w = x_i^\top$ and $\partial z_i / \partial b = 1$. Summing
+   over the points, the paths through every $z_i$:
+
+$$\frac{\partial L}{\partial w} = \frac{1}{N} X^\top (p - y), \qquad
+\frac{\partial L}{\partial b} = \frac{1}{N}\sum_i (p_i - y_i) = \mathrm{mean}(p - y).$$
+
+The shapes agree: $X^\top$ is 2×4 and $p - y$ is 4×1, so $\partial L/\partial w$ is 2×1, like `w`.
+Check it against autograd at $w_0$. `agv.grad` returns the gradients without writing `.grad`, so the training
+below starts exactly as the tutorial's did:
+""",
+        r"""
+## 亲手推导梯度
+
+对 $N$ 个样本（$X$ 的各行 $x_i$），模型和损失是
+
+$$z = Xw + b, \qquad p = \sigma(z), \qquad L = -\frac{1}{N}\sum_{i=1}^{N}\big[y_i \log p_i + (1 - y_i)\log(1 - p_i)\big]。$$
+
+按链式法则从后往前，一次乘一个因子（第 2 课）：
+
+1. 损失：$\dfrac{\partial L}{\partial p_i} = -\dfrac{1}{N}\Big(\dfrac{y_i}{p_i} - \dfrac{1 - y_i}{1 - p_i}\Big)
+   = \dfrac{p_i - y_i}{N\,p_i(1 - p_i)}$。
+2. sigmoid：$\sigma'(z) = \sigma(z)\big(1 - \sigma(z)\big)$，所以 $\dfrac{\partial p_i}{\partial z_i} = p_i(1 - p_i)$。
+3. 相乘：$p_i(1 - p_i)$ 正好约掉，到达分数的梯度就是
+   $\dfrac{\partial L}{\partial z_i} = \dfrac{p_i - y_i}{N}$：预测的误差。
+4. 分数：$z_i = x_i w + b$，所以 $\partial z_i / \partial w = x_i^\top$，$\partial z_i / \partial b = 1$。
+   对所有样本（也就是经过每个 $z_i$ 的路径）求和：
+
+$$\frac{\partial L}{\partial w} = \frac{1}{N} X^\top (p - y), \qquad
+\frac{\partial L}{\partial b} = \frac{1}{N}\sum_i (p_i - y_i) = \mathrm{mean}(p - y)。$$
+
+形状也对得上：$X^\top$ 是 2×4，$p - y$ 是 4×1，所以 $\partial L/\partial w$ 是 2×1，和 `w` 一样。
+在 $w_0$ 处用自动求导来验证。`agv.grad` 只返回梯度、不写入 `.grad`，所以下面的训练仍然和教程完全一样地开始：
+""",
+    ),
+    code(
+        """
+grad_w, grad_b = agv.grad(loss, [w, b], retain_graph=True)
+p = y_p.detach()
+n_points = x_t.shape[0]
+formula_w = x_t.T @ (p - y_t) / n_points
+formula_b = (p - y_t).mean()
+print("autograd:", grad_w.flatten().tolist(), grad_b.tolist())
+print("formula: ", formula_w.flatten().tolist(), formula_b.item())
+print(agv.allclose(grad_w, formula_w), agv.allclose(grad_b, formula_b.reshape(1)))
+"""
+    ),
+    md(
+        """
+## Watching (p − y) appear
+
+Step 3 above is where the algebra collapses. The stepper shows it happening. Take one point with label 1 and a
+scalar score `z`, so every value is a single number. The loss is the same formula as `bce`, written as the one op
+`agv.nn.functional.binary_cross_entropy`, so that the picture is three boxes long instead of ten (check that both
+give the same loss).
+""",
+        """
+## 看着 (p − y) 出现
+
+上面第 3 步就是式子一下子变简单的地方，逐步演示器能让你看着它发生。取一个标签为 1 的样本，分数 `z` 是一个标量，
+这样每个值都只是一个数。损失与 `bce` 是同一个公式，只是写成一个运算
+`agv.nn.functional.binary_cross_entropy`，这样图只有三个方框长，而不是十个（自己验证两者给出相同的损失）。
+""",
+    ),
+    code(
+        """
+z = agv.tensor(0.5, requires_grad=True)
+label = agv.tensor(1.0)
+prob = agv.sigmoid(z)
+point_loss = agv.nn.functional.binary_cross_entropy(prob, label)
+print(f"bce: {bce(prob, label).item():.6f}   binary_cross_entropy: {point_loss.item():.6f}")
+point_stepper = agv.BackwardStepper(point_loss, names={"z": z, "label": label, "prob": prob, "loss": point_loss})
+point_stepper
+"""
+    ),
+    md(
+        """
+Go to the step where `SigmoidBackward0` runs. The gradient arriving from the loss is
+$-\frac{y}{p} + \frac{1 - y}{1 - p} = -1/p$ (the $(1 - y)$ term is 0, since the label is 1), the sigmoid's local derivative is $p(1 - p)$, and their product, sent to `z`, is
+$p - 1 = p - y$:
+""",
+        """
+跳到 `SigmoidBackward0` 执行的那一步。从损失传来的梯度是 $-\frac{y}{p} + \frac{1 - y}{1 - p} = -1/p$（标签为 1，所以 $(1 - y)$ 那一项是 0），
+sigmoid 的局部导数是 $p(1 - p)$，两者相乘、送往 `z` 的正是 $p - 1 = p - y$：
+""",
+    ),
+    code(
+        """
+from IPython.display import HTML, display
+
+sigmoid_step = next(step for step in point_stepper.steps if step.name == "SigmoidBackward0")
+point_stepper.goto(sigmoid_step.index + 1)  # position k: the first k steps have run
+display(HTML(point_stepper.frame_html()))
+sent_to_z = sigmoid_step.sent[0].value.item()
+print(f"sent to z: {sent_to_z:.6f}   p - y: {prob.item() - label.item():.6f}")
 """
     ),
     md(
@@ -249,17 +368,26 @@ print(f"final loss {history[-1]:.4f}")
     ),
     md(
         """
-The loss falls smoothly, fast at first and then more and more slowly. (The tutorial's run went from about 0.94 to
-about 0.059; it started from a different random `w`, so its first numbers differ from ours.)
+The loss falls smoothly, fast at first and then more and more slowly. Because we started from the tutorial's
+`w`, these are the tutorial's numbers: it printed 0.9427 at epoch 0 and 0.0586 at epoch 9500. Ours differ from
+them by less than 1e-4 (its `w` had more than three decimals):
 """,
         """
-损失平稳下降：一开始降得快，之后越来越慢。（教程中的那次运行从约 0.94 降到约 0.059；
-它的 `w` 随机初始值与我们不同，所以开头的数字也不一样。）
+损失平稳下降：一开始降得快，之后越来越慢。因为我们从教程的 `w` 出发，这些就是教程里的数字：
+它在第 0 轮打印的是 0.9427，第 9500 轮是 0.0586。我们的结果与它们相差不到 1e-4（教程的 `w` 不止三位小数）：
 """,
     ),
     code(
         """
 agv.plot.loss_curve(history, xlabel="epoch", title="Logistic regression: training loss")
+"""
+    ),
+    code(
+        """
+tutorial_losses = {0: 0.9427, 9500: 0.0586}  # printed by the tutorial's run
+for epoch, printed in tutorial_losses.items():
+    difference = abs(history[epoch] - printed)
+    print(f"epoch {epoch:5d}  ours {history[epoch]:.5f}  tutorial {printed}  within 1e-4: {difference < 1e-4}")
 """
     ),
     md(
@@ -433,8 +561,8 @@ print(f"the boundary crosses x1 = 0.5 at x2 = {x2_on_boundary:.3f}")
         """
 ### Exercise 3: a loop with no extra first step
 
-Train new parameters `w_new` and `b_new` from scratch: call `agv.manual_seed(0)`, then make them exactly as in the lesson
-(`randn([2, 1])` and `zeros(1)`, both requiring gradients), so `w_new` starts where `w` did. Train for 10,000 epochs
+Train new parameters `w_new` and `b_new` from scratch: make them exactly as in the lesson (`w_new` from `w0`,
+`b_new = zeros(1)`, both requiring gradients), so `w_new` starts where `w` did. Train for 10,000 epochs
 **without** the extra first step: start each epoch straight away with the loss and `backward()`, update inside
 `agv.no_grad()`, and then reset both gradients to `None`. Store the last epoch's loss as a Python float `final_loss`.
 (Inside the loop, compute the model as `agv.sigmoid(agv.matmul(x_t, w_new) + b_new)`: `model()` uses `w` and `b`.)
@@ -442,8 +570,8 @@ Train new parameters `w_new` and `b_new` from scratch: call `agv.manual_seed(0)`
         """
 ### 练习 3：不需要额外第一步的训练循环
 
-从头训练新的参数 `w_new` 和 `b_new`：先调用 `agv.manual_seed(0)`，然后按照本课完全相同的方式创建它们
-（`randn([2, 1])` 和 `zeros(1)`，都需要梯度），这样 `w_new` 的起点与 `w` 相同。训练 10,000 轮，
+从头训练新的参数 `w_new` 和 `b_new`：按照本课完全相同的方式创建它们（`w_new` 取自 `w0`，`b_new = zeros(1)`，
+都需要梯度），这样 `w_new` 的起点与 `w` 相同。训练 10,000 轮，
 **不要**额外的第一步：每一轮直接计算损失并调用 `backward()`，在 `agv.no_grad()` 中更新参数，
 然后把两个梯度都重置为 `None`。把最后一轮的损失存为 Python 浮点数 `final_loss`。
 （在循环中请用 `agv.sigmoid(agv.matmul(x_t, w_new) + b_new)` 计算模型输出：`model()` 用的是 `w` 和 `b`。）
@@ -453,8 +581,7 @@ Train new parameters `w_new` and `b_new` from scratch: call `agv.manual_seed(0)`
         "04.3",
         answers=("w_new", "b_new", "final_loss"),
         solution="""
-agv.manual_seed(0)
-w_new = agv.randn([2, 1], requires_grad=True)
+w_new = agv.tensor(w0, requires_grad=True)
 b_new = agv.zeros(1, requires_grad=True)
 for epoch in range(10_000):
     loss_new = bce(agv.sigmoid(agv.matmul(x_t, w_new) + b_new), y_t)
@@ -477,6 +604,69 @@ with agv.no_grad():
 assert abs(loss_now - final_loss) < 1e-3, f"final_loss = {final_loss:.4f}, but w_new and b_new give {loss_now:.4f}"
 assert final_loss < 0.06, f"after 10,000 epochs at lr 1e-2 the loss should be below 0.06, not {final_loss:.4f}"
 print(f"final loss {final_loss:.4f}")
+""",
+    ),
+    md(
+        r"""
+### Exercise 4: derive it for another loss
+
+Logistic regression is sometimes fitted with the squared error instead of the cross-entropy:
+
+$$L = \frac{1}{N}\sum_{i=1}^{N} (p_i - y_i)^2, \qquad p = \sigma(Xw + b).$$
+
+Derive $\partial L/\partial w$ and $\partial L/\partial b$ on paper, following steps 1 to 4 of the derivation above.
+(Does the $p_i(1 - p_i)$ still cancel?) Then write them as two functions `mse_grad_w(X, y, w, b)` and
+`mse_grad_b(X, y, w, b)` that use only tensor arithmetic, no `backward()` and no `agv.grad`. They must return
+tensors shaped like `w` (2×1) and like `b` (one element). The check compares them with autograd's `w.grad` and
+`b.grad` at $w_0$ and at two other points.
+""",
+        r"""
+### 练习 4：换一个损失再推导一遍
+
+逻辑回归有时不用交叉熵，而用平方误差来拟合：
+
+$$L = \frac{1}{N}\sum_{i=1}^{N} (p_i - y_i)^2, \qquad p = \sigma(Xw + b)。$$
+
+按照上面推导的第 1 到第 4 步，在纸上推出 $\partial L/\partial w$ 和 $\partial L/\partial b$。
+（$p_i(1 - p_i)$ 还会约掉吗？）然后把它们写成两个函数 `mse_grad_w(X, y, w, b)` 和 `mse_grad_b(X, y, w, b)`：
+只用张量运算，不调用 `backward()`，也不用 `agv.grad`。它们返回的张量要与 `w`（2×1）和 `b`（一个元素）形状相同。
+检查单元格会在 $w_0$ 和另外两个点上，把它们与自动求导得到的 `w.grad`、`b.grad` 进行比较。
+""",
+    ),
+    *exercise(
+        "04.4",
+        answers=("mse_grad_w", "mse_grad_b"),
+        solution="""
+def mse_grad_w(X, y, w, b):
+    p = agv.sigmoid(X @ w + b)
+    # dL/dp = 2(p - y)/N, times dp/dz = p(1 - p): this time nothing cancels
+    dz = 2 * (p - y) * p * (1 - p) / X.shape[0]
+    return X.T @ dz
+
+
+def mse_grad_b(X, y, w, b):
+    p = agv.sigmoid(X @ w + b)
+    return (2 * (p - y) * p * (1 - p)).mean().reshape(1)
+""",
+        check="""
+for w_try, b_try in [(w0, [0.0]), ([[1.5], [-2.0]], [0.3]), ([[-0.7], [0.2]], [-1.0])]:
+    w_leaf = agv.tensor(w_try, requires_grad=True)
+    b_leaf = agv.tensor(b_try, requires_grad=True)
+    ((agv.sigmoid(x_t @ w_leaf + b_leaf) - y_t) ** 2).mean().backward()
+    with agv.no_grad():
+        mine_w = mse_grad_w(x_t, y_t, w_leaf, b_leaf)
+        mine_b = mse_grad_b(x_t, y_t, w_leaf, b_leaf)
+    assert tuple(mine_w.shape) == (2, 1), f"mse_grad_w should return a 2x1 tensor like w, not shape {tuple(mine_w.shape)}"
+    assert mine_b.numel() == 1, f"mse_grad_b should return one number like b, not shape {tuple(mine_b.shape)}"
+    assert agv.allclose(mine_w, w_leaf.grad, atol=1e-6), (
+        f"at w = {w_try}, b = {b_try}: autograd says {w_leaf.grad.flatten().tolist()}, yours {mine_w.flatten().tolist()}. "
+        "Hint: dL/dz_i = 2 (p_i - y_i) p_i (1 - p_i) / N, and dL/dw = X^T times that column"
+    )
+    assert agv.allclose(mine_b.reshape(1), b_leaf.grad, atol=1e-6), (
+        f"at w = {w_try}, b = {b_try}: b.grad is {b_leaf.grad.tolist()}, yours {mine_b.flatten().tolist()}. "
+        "Hint: dL/db is the sum over i of dL/dz_i"
+    )
+print("Right at all three points: for the squared error, p(1 - p) does not cancel")
 """,
     ),
 ]

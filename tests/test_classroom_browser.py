@@ -1,7 +1,3 @@
-# Not collected by the suite yet (named classroom_measure.py, not test_*): run it with
-#   .venv/bin/python -m pytest -q tests/classroom_measure.py
-# It fails today where lessons still overflow (see the closing note of 2026-12-02); rename it to
-# tests/test_classroom_browser.py once they fit, so CI enforces the thresholds.
 """What a class sees (issue 13, item 10): every lesson opened in JupyterLab 4, run with
 Run All, and measured, at 1280x800 with the file browser open, and then at 1024x768.
 
