@@ -12,8 +12,11 @@ if [ ! -x "$venv/bin/python" ]; then
   "$PYTHON" -m venv "$venv"
 fi
 # the site's front end: JupyterLite, its Pyodide kernel, and the widgets' labextensions,
-# the same versions as the Python packages the site installs (scripts/build_lite.py)
+# the same versions as the Python packages the site installs (scripts/build_lite.py), except
+# jupyterlab_widgets: 3.0.15, not the kernel's 3.0.17, because its widget manager was built
+# against JupyterLab ^4.4.1 and JupyterLite 0.6.4 is JupyterLab 4.4.5 (3.0.16 needs ^4.4.6,
+# 3.0.17 ^4.6.2: the browser warns "Unsatisfied version" and loads a second outputarea)
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
   "jupyterlite-core==0.6.4" "jupyterlite-pyodide-kernel==0.6.1" \
-  "anywidget==0.11.0" "jupyterlab_widgets==3.0.17" "jupyter_server>=2" setuptools wheel
+  "anywidget==0.11.0" "jupyterlab_widgets==3.0.15" "jupyter_server>=2" setuptools wheel
 exec "$venv/bin/python" scripts/build_lite.py "$@"

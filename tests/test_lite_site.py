@@ -97,6 +97,8 @@ def test_a_lesson_runs_offline_in_the_browser(site, language, lesson):
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 800})
+        console: list[str] = []
+        page.on("console", lambda message: console.append(message.text))
 
         def route(request_route) -> None:
             if request_route.request.url.startswith(site):
@@ -153,3 +155,7 @@ def test_a_lesson_runs_offline_in_the_browser(site, language, lesson):
         f"{n_drawings} drawings, {len(outside)} outside requests"
     )
     assert outside == []
+    # a labextension built for a newer JupyterLab than the site's: webpack warns, and loads a
+    # second copy of any module that is not a singleton (scripts/build_lite.sh pins the widgets')
+    version_warnings = ("Unsatisfied version", "No satisfying version")
+    assert [m for m in console if any(warning in m for warning in version_warnings)] == []

@@ -479,6 +479,8 @@ def test_chinese_is_drawn_with_a_cjk_font_that_has_the_glyphs(fresh_font_lookup)
 def warnings_as_errors():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        # ipywidgets 7 (Colab's) makes every widget's comm with this class of ipykernel's
+        warnings.filterwarnings("ignore", "The `ipykernel.comm.Comm` class has been deprecated")
         yield
 
 

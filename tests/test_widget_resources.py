@@ -25,6 +25,7 @@ import comm  # noqa: E402
 import ipywidgets  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+import traitlets  # noqa: E402
 from comm.base_comm import BaseComm  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
@@ -34,6 +35,8 @@ from autogradviz.widgets.monitor import TrainingMonitor  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 CLOSED = r"BackwardStepper: this stepper was closed; {} needs the graph, which close\(\) freed"
+# Google Colab's version; tests/test_ipywidgets7.py runs this file under it
+IPYWIDGETS_7 = ipywidgets.__version__.startswith("7.")
 
 
 def registered() -> dict:
@@ -54,12 +57,22 @@ def kernel(monkeypatch):
     to a browser. Yields the messages sent, as (msg_type, comm_id)."""
     sent: list[tuple[str, str]] = []
 
+    def record(self, msg_type, data=None, metadata=None, buffers=None, **keys):
+        sent.append((msg_type, self.comm_id))
+
     class KernelComm(BaseComm):
-        def publish_msg(self, msg_type, data=None, metadata=None, buffers=None, **keys):
-            sent.append((msg_type, self.comm_id))
+        publish_msg = record
 
     before = set(registered())
     monkeypatch.setattr(comm, "create_comm", KernelComm)
+    if IPYWIDGETS_7:  # it makes ipykernel Comms itself, which send only when their kernel is set
+        from ipykernel.comm import Comm
+
+        class IPyKernelComm(Comm):
+            kernel = traitlets.Any("a kernel")
+            publish_msg = record
+
+        monkeypatch.setattr(ipywidgets.widgets.widget, "Comm", IPyKernelComm)
     yield sent
     for model_id in set(registered()) - before:  # don't leave this test's widgets to the next
         registered()[model_id].close()
@@ -93,7 +106,8 @@ def graph_refs(g, stepper) -> dict[str, weakref.ref]:
 
 def test_a_dropped_stepper_is_freed_with_its_graph_without_a_kernel():
     g, s = seed_stepper()
-    assert isinstance(s.comm, comm.DummyComm)  # plain Python: the comm goes nowhere
+    # plain Python: the comm goes nowhere (ipywidgets 7 always makes an ipykernel Comm, without a kernel)
+    assert isinstance(s.comm, comm.DummyComm) or (IPYWIDGETS_7 and s.comm.kernel is None)
     # the cause of the leak, fixed: ipywidgets' table and the comm manager would hold it forever
     assert s.model_id not in registered() and s.layout.model_id not in registered()
     assert comm.get_comm_manager().get_comm(s.model_id) is None

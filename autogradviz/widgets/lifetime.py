@@ -7,15 +7,24 @@ finds a widget by its id (after a page reload, in saved notebook state), so a
 widget lives until `close()`.
 
 In plain Python (a script, a terminal, pytest) there is no browser: the comm
-is a `comm.DummyComm` that sends nowhere, and nothing can ever look a widget
-up. There the two tables would only keep every widget, and every graph or
-model it refers to, until the process ends. `forget_without_kernel` takes a
-widget out of both, so that it is freed like any object.
+sends nowhere, and nothing can ever look a widget up. There the two tables
+would only keep every widget, and every graph or model it refers to, until
+the process ends. `forget_without_kernel` takes a widget out of both, so that
+it is freed like any object.
+
+Two versions of ipywidgets make that comm differently, and both are in use
+(Google Colab ships ipywidgets 7.7):
+- ipywidgets 8 asks `comm.create_comm`, which gives a `comm.DummyComm` until a
+  kernel replaces that function with its own;
+- ipywidgets 7 always makes an `ipykernel.comm.Comm`, kernel or not; made
+  outside a kernel, its `kernel` is None, and ipywidgets 7 itself sends a
+  widget's changes only when it is not.
 """
 
 from __future__ import annotations
 
 import contextlib
+import sys
 import warnings
 from collections.abc import Iterable, MutableMapping
 
@@ -24,11 +33,18 @@ import ipywidgets
 
 
 def has_kernel(widget: ipywidgets.Widget) -> bool:
-    """False when the widget's comm goes nowhere: no kernel, no browser.
+    """False when the widget's comm goes nowhere: no kernel, no browser."""
+    if isinstance(widget.comm, comm.DummyComm):  # ipywidgets 8 outside a kernel
+        return False
+    if _is_ipykernel_comm(widget.comm):  # ipywidgets 7, inside a kernel or not
+        return widget.comm.kernel is not None  # the test ipywidgets 7 makes before it sends
+    return True
 
-    `comm.create_comm` makes a DummyComm until a kernel (ipykernel, or any
-    other) replaces it with one that reaches a frontend."""
-    return not isinstance(widget.comm, comm.DummyComm)
+
+def _is_ipykernel_comm(widget_comm: object) -> bool:
+    # ipykernel is not a dependency of ipywidgets 8: if it was never imported, no comm is its own
+    ipykernel_comm = sys.modules.get("ipykernel.comm")
+    return ipykernel_comm is not None and isinstance(widget_comm, ipykernel_comm.Comm)
 
 
 def widget_tree(widget: ipywidgets.Widget) -> list[ipywidgets.Widget]:
@@ -69,7 +85,8 @@ def forget_without_kernel(widgets: Iterable[ipywidgets.Widget]) -> None:
         if widget.comm is None or has_kernel(widget):
             continue
         registry.pop(widget.model_id, None)
-        # closing a DummyComm sends nothing; it unregisters it from the comm manager. The comm
-        # stays on the widget, so model_id and the notebook representation keep working.
+        # closing a comm that goes nowhere sends nothing; it unregisters it from the comm
+        # manager. The comm stays on the widget, so model_id and the notebook representation
+        # keep working.
         with contextlib.suppress(KeyError):
             widget.comm.close()
