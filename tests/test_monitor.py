@@ -506,3 +506,20 @@ def test_without_a_cjk_font_it_warns_once_and_names_the_package(fresh_font_looku
     assert bytes(monitor.image.value).startswith(PNG_MAGIC)  # the picture is still drawn, in boxes
     with warnings_as_errors():  # once: the next monitor and redraw say nothing more
         chinese_widget().redraw()
+
+
+def test_finish_shows_the_last_steps_norms_even_between_redraws():
+    """Lesson 11 found the bars showing an early step: norms were read only when a redraw
+    was due. They are read at every update(), so finish() draws the last step's."""
+    w = param("layer.weight", [[3.0, 4.0]], shape=(1, 2))
+    monitor, clock = widget_monitor(every=10.0)
+    monitor.update(1.0, model={"layer.weight": w})  # the first update redraws
+    assert monitor.grad_norms == {"layer": 5.0} and monitor.redraws == 1
+    w.grad = agv.tensor([[6.0, 8.0]], dtype=agv.float64)
+    monitor.update(0.5)  # no time passed: no redraw, but the norms are read
+    assert monitor.redraws == 1 and monitor.grad_norms == {"layer": 10.0}
+    w.grad = None  # zero_grad() before finish()
+    monitor.finish()
+    assert monitor.redraws == 2 and monitor.grad_norms == {"layer": 10.0}
+    bar = monitor.figure.axes[-1].patches[-1]
+    assert bar.get_x() + bar.get_width() == pytest.approx(10.0)

@@ -265,10 +265,11 @@ class TrainingMonitor(widgets.VBox):
             self.metrics.setdefault(name, []).append((self.step, float(value)))
         if model is not None:
             self._params = _named(model)
+        if self.mode == "widget" and self._params is not None:
+            # read at every step, not only when a redraw is due: finish() then shows the last
+            # step's norms, even after a zero_grad() has cleared the gradients
+            self.grad_norms = layer_grad_norms(self._params)
         if self.clock() >= self._next_redraw:
-            if self.mode == "widget" and self._params is not None:
-                # read here, not in redraw(): finish() after a zero_grad() keeps the last norms
-                self.grad_norms = layer_grad_norms(self._params)
             self.redraw()
 
     def status_text(self) -> str:
