@@ -190,6 +190,54 @@ KNOWN_DIVERGENCES: list[KnownDivergence] = [
         "x = lib.tensor([-1.0], dtype=lib.float64)\n"
         "try:\n    x[[0, 1]] = 0.25\nexcept IndexError:\n    pass\nout = x",
     ),
+    # Deliberate: a PyTorch bug (an INTERNAL ASSERT, "please report a bug to PyTorch"), found by
+    # the long fuzzer run; agv's gradient is torch's own for the float base 1.0 or 0.0
+    # (tests/test_fuzz_fixes_more.py::test_bool_base_pow_gradient_is_torchs_for_the_float_base).
+    KnownDivergence(
+        "backward through True ** x or False ** x (a Python bool base): torch fails with an "
+        "INTERNAL ASSERT in c10/core/Scalar.cpp ('unknown ivalue tag 4'), agv gives the gradient "
+        "of 1.0 ** x or 0.0 ** x",
+        lambda p, op: (
+            op.kind == "backward"
+            and any(
+                o.kind == "pow" and o.params[0] not in ("tt", "ts") and type(o.params[1]) is bool
+                for o in p.ops
+            )
+        ),
+        "x = lib.tensor(0.0, dtype=lib.float64, requires_grad=True)\n"
+        "y = True ** x\ny.backward()\nout = x.grad",
+    ),
+    # Deliberate: the same refusal, at the write instead of at backward (found by the long
+    # fuzzer run; without grad, x.copy_(x) on an expanded view is a no-op in both)
+    KnownDivergence(
+        "x.copy_(x) where x is an expand()-ed view whose elements share memory and that requires "
+        "grad: torch records the copy and refuses at backward ('more than one element of the "
+        "written-to tensor refers to a single memory location'), agv refuses at the copy_ with "
+        "the same words",
+        lambda p, op: (
+            op.kind == "copy_"
+            and op.refs[0] == op.refs[1]
+            and _info(p, op.refs[0]).requires_grad
+            and any(v.kind == "expand" for v in _view_root(p, op.refs[0])[1])
+        ),
+        "x = lib.tensor([1.0, 2.0], requires_grad=True)\ny = (x * 1.0).expand(2, 2)\n"
+        "reached = 0\ntry:\n    y.copy_(y)\n    reached = 1\n    y.sum().backward()\n    reached = 2\n"
+        "except RuntimeError:\n    pass\nout = lib.tensor(reached)",
+    ),
+    # Deliberate: torch skips its dtype check on a batched matmul with an empty batch, and
+    # then returns the other operand's dtype; agv checks the dtypes always (issue 11, item 2:
+    # "matmul with mixed dtypes" raises). Found by the long fuzzer run.
+    KnownDivergence(
+        "a @ b with mixed float dtypes where the batch of a 3-d operand is empty: torch returns an "
+        "empty result (no dtype check), agv raises torch's usual 'expected both arguments to have "
+        "the same dtype'",
+        lambda p, op: (
+            op.kind == "matmul"
+            and _dtype(p, op.refs[0]) != _dtype(p, op.refs[1])
+            and any(len(_info(p, r).shape) >= 3 and 0 in _info(p, r).shape for r in op.refs[:2])
+        ),
+        "a = lib.zeros(1, 1)\nb = lib.zeros(0, 1, 1, dtype=lib.float64)\nout = a @ b",
+    ),
     # (s / y, a number divided by a tensor, is now s * y.reciprocal() as in torch: no divergence)
     # Deliberate: the arithmetic answer, not a PyTorch quirk.
     KnownDivergence(

@@ -395,6 +395,15 @@ class Tensor:
         out._counter = self.version_counter()
         if self._meta is not None and self._meta.get("inference"):
             out._meta = {"inference": True}  # as in PyTorch, detaching keeps an inference tensor one
+        if not self._data.flags.writeable:
+            # an expand()-ed view, which numpy marks read-only: a write into the detached
+            # tensor goes into the memory owner's array, as a write into the view does
+            # (ops/inplace.py). It keeps a plain alias of that array, not the owner and
+            # its graph: a detached tensor keeps no history alive
+            owner, replays = views.memory_owner(self)
+            alias = _make(owner._data)
+            alias._counter = owner.version_counter()
+            out._set_extra("memory_of", (alias, replays))
         return out
 
     def detach_(self) -> Tensor:

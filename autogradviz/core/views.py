@@ -38,6 +38,22 @@ def view_chain(t) -> list:
     return chain
 
 
+def memory_owner(t) -> tuple:
+    """(the tensor that owns t's memory, the view ops that make t from it). Usually
+    the root of t's view chain; but a detach()-ed view shares its view's memory
+    without being a view in the graph, so it carries that path itself ("memory_of",
+    set by Tensor.detach for a read-only, expand()-ed view)."""
+    chain = view_chain(t)
+    root = chain.pop()
+    chain.reverse()
+    replays = [view._extra("replay") for view in chain]
+    detached_from = root._extra("memory_of")
+    if detached_from is None:
+        return root, replays
+    owner, owner_replays = detached_from
+    return owner, owner_replays + replays
+
+
 def replay(tensor, replays):
     """Apply the view ops again, from the root down to the view."""
     for op, *args in replays:

@@ -125,7 +125,9 @@ class DivBackward0(Node):
     rules = ("∂(a/b)/∂a = 1/b", "∂(a/b)/∂b = -a/b²")
 
     def vjp(self, xp, g, a, b):
-        return (g / b if self.needs(0) else None), (-g * a / (b * b) if self.needs(1) else None)
+        # -a/b² as PyTorch computes it, (a/b)/b: b·b can underflow to 0 where a/b/b does
+        # not (0/0 = nan for b = 5e-324, where PyTorch gives 0)
+        return (g / b if self.needs(0) else None), (-g * (a / b / b) if self.needs(1) else None)
 
 
 def div(a, b):

@@ -12,6 +12,8 @@ An in-place op overwrites a tensor's data, so autograd must be careful:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core import dtypes, random, views
@@ -100,10 +102,8 @@ def _write(t: Tensor, name: str, result: Tensor) -> None:
 
 
 def _shows_an_expand(t: Tensor) -> bool:
-    """Is t an expand()-ed view, or a view of one?"""
-    return t._meta is not None and any(
-        view._extra("replay")[0] is expand for view in views.view_chain(t)[:-1]
-    )
+    """Is t an expand()-ed view, or a view (or a detach()-ed copy) of one?"""
+    return t._meta is not None and any(op is expand for op, *_ in views.memory_owner(t)[1])
 
 
 def _positions_in_root(root: Tensor, replays: list) -> np.ndarray:
@@ -120,10 +120,8 @@ def _write_through_root(t: Tensor, name: str, values: np.ndarray) -> None:
     if two of the written elements are one memory location (x.expand(3).mul_(2)), and
     allows it otherwise (x.expand(1, 2).mul_(2), x.expand(3, 2)[0].mul_(2)). So the
     values go into the root's own memory, at the positions the view shows."""
-    chain = views.view_chain(t)
-    root = chain.pop()
-    chain.reverse()
-    positions = _positions_in_root(root, [view._extra("replay") for view in chain]).ravel()
+    root, replays = views.memory_owner(t)
+    positions = _positions_in_root(root, replays).ravel()
     # fill_ (and zero_) is the exception: it gives every copy the same value, and PyTorch
     # does not check (x.expand(3).zero_() works)
     if name != "fill_" and np.unique(positions).size < positions.size:  # PyTorch's words
@@ -162,17 +160,32 @@ def memory_overlap(a: np.ndarray, b: np.ndarray) -> str:
     a_start, b_start = a.ctypes.data, b.ctypes.data
     a_end, b_end = a_start + a.nbytes, b_start + b.nbytes
     if (a_start, a_end) == (b_start, b_end):
-        same_layout = a.shape == b.shape and all(
-            sa == sb for sa, sb, n in zip(a.strides, b.strides, a.shape) if n != 1
-        )
+        # PyTorch compares the strides as they are, those of dims of size 1 too: for a
+        # one-element x, x[::2] = x is refused (strides 2 and 1), x[:] = x is not
+        same_layout = a.shape == b.shape and _torch_strides(a) == _torch_strides(b)
         return "full" if same_layout else "partial"
     return "partial" if a_start < b_end and b_start < a_end else "no"
 
 
-def refuse_shared_memory(name: str, written: np.ndarray, operand: np.ndarray, full_too: bool = False) -> None:
+def _torch_strides(array: np.ndarray) -> tuple:
+    """The array's strides as PyTorch has them. They agree, except for a dim of size 1
+    that numpy gives the stride 0 (x[None], expand): PyTorch gives it the stride
+    unsqueeze does, the next dim's size times its stride (one element at the end)."""
+    strides = list(array.strides)
+    for d in reversed(range(array.ndim)):
+        if array.shape[d] == 1 and strides[d] == 0:
+            strides[d] = array.itemsize if d == array.ndim - 1 else array.shape[d + 1] * strides[d + 1]
+    return tuple(strides)
+
+
+def refuse_shared_memory(
+    name: str, written: np.ndarray, operand: np.ndarray, full_too: bool = False, same_tensor: bool = False
+) -> None:
     """PyTorch's error for an operand that overlaps the memory being written: partly
-    (for every in-place op), or even fully (for x[list or mask] = v)."""
-    status = memory_overlap(written, operand)
+    (for every in-place op), or even fully (for x[list or mask] = v). `same_tensor`:
+    the operand is the very tensor written, which PyTorch counts as a full overlap
+    before it looks at the memory (so even when it has no elements)."""
+    status = "full" if same_tensor else memory_overlap(written, operand)
     if status == "partial" or (full_too and status == "full"):
         raise RuntimeError(
             "unsupported operation: some elements of the input tensor and the written-to tensor "
@@ -372,6 +385,13 @@ def copy_(t, src):
             ) from None
         return record(CopyBackwards, values, (old, src))
 
+    if src is t and not (_grad_state.enabled and t._requires_grad):
+        # PyTorch's copy_ of a tensor into itself copies nothing, so it checks nothing
+        # either: x.expand(2, 1).copy_(itself) works, though its elements share memory.
+        # Only the version counter moves, as for any in-place op
+        check_inplace_allowed(t)
+        t._bump_version()
+        return t
     return _inplace(t, "copy_", compute, src)
 
 
@@ -528,15 +548,40 @@ def setitem(t, index, value):
         # x[0:2] = v for a 0-d v of another shape is a fill in PyTorch: it reads v first
         fill = not positions and value_is_tensor and value.ndim == 0 and region.shape != ()
         if value_is_tensor and not masked_fill and not fill:
-            # PyTorch's copy here ignores dims of size 1 (x[...] = x.view(1) and
-            # x.view(1, 2)[...] = x are x = x), unlike x.view(1, 2).mul_(x): compare without them
-            refuse_shared_memory(
-                "x[index] = value", region.squeeze(), value._data.squeeze(), full_too=bool(positions)
-            )
+            if positions:  # an index put refuses any shared memory, whatever the strides
+                # x[[]] = x too, for an empty x: the full slices and ... of the index keep
+                # the tensor itself as PyTorch's target, which it compares with the value first
+                keeps_x = all(
+                    p is Ellipsis or p == slice(None) for p in parts if not isinstance(p, np.ndarray)
+                )
+                refuse_shared_memory(
+                    "x[index] = value", region, value._data, full_too=True, same_tensor=value is t and keeps_x
+                )
+            else:
+                refuse_shared_memory("x[index] = value", region, _as_copied(value._data, region.shape))
         for array in positions:  # x[x] = ... for a bool x
             refuse_shared_memory("x[index] = value", region, array, full_too=not masked_fill)
 
     _inplace(t, "x[index] = value", compute, value, check_overlap=check_overlap)
+
+
+def _as_copied(value: np.ndarray, shape: tuple) -> np.ndarray:
+    """The value as PyTorch's x[index] = value copies it into a region of `shape`: as
+    it is if the shapes agree; else without its leading dims of size 1, expanded to
+    the shape (so x[...] = x.view(1) is x = x). Its memory check sees this array."""
+    if value.shape == shape:
+        return value
+    leading_ones = next((i for i, n in enumerate(value.shape) if n != 1), value.ndim)
+    stripped = value.reshape(value.shape[leading_ones:])
+    if stripped.ndim == 0 and math.prod(shape) == 1:
+        # PyTorch expands a 0-d value with the stride 0 in every dim, so that one
+        # element is never laid out as the region is: x[0] = x is refused for an x of
+        # shape (1, 1). Compared as it is (another shape), it is never a "full" overlap
+        return stripped
+    try:
+        return np.broadcast_to(stripped, shape)
+    except ValueError:  # it does not fit: the write itself says so, with the shapes
+        return value
 
 
 def _written_region(array: np.ndarray, parts: tuple) -> np.ndarray:

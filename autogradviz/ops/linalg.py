@@ -19,7 +19,7 @@ from ..core.graph import OUTPUT, Node
 from ..core.record import record
 from ..core.tensor import Tensor
 from . import numpy_math
-from ._operands import data, factors_to_save, operand
+from ._operands import QUIET_NUMPY, data, factors_to_save, operand
 from .arithmetic import DotBackward0, MatmulBackward0, MmBackward0, MvBackward0, mul
 from .broadcast import sum_to
 from .pointwise import abs as _abs
@@ -386,7 +386,8 @@ def vector_norm(x, ord: float = 2, dim=None, keepdim: bool = False, *, dtype=Non
     size = np.abs(a)
     axis = axes if a.ndim else None
     if p == 2:
-        out = np.sqrt(np.sum(size * size, axis=axis, keepdims=keepdim))
+        with np.errstate(**QUIET_NUMPY):  # a square above float32's range is inf, silently
+            out = np.sqrt(np.sum(size * size, axis=axis, keepdims=keepdim))
     elif p == 1:
         out = np.sum(size, axis=axis, keepdims=keepdim)
     elif p == np.inf:
@@ -396,7 +397,8 @@ def vector_norm(x, ord: float = 2, dim=None, keepdim: bool = False, *, dtype=Non
     elif p == 0:
         out = np.sum(size != 0, axis=axis, keepdims=keepdim).astype(a.dtype)
     else:
-        out = np.sum(size**p, axis=axis, keepdims=keepdim) ** (1 / p)
+        with np.errstate(**QUIET_NUMPY):  # 0 ** -1 is inf, silently, as in PyTorch
+            out = np.sum(size**p, axis=axis, keepdims=keepdim) ** (1 / p)
     out = np.asarray(out, dtype=a.dtype)
     return record(LinalgVectorNormBackward0, out, (x,), saved=(x, OUTPUT), args=(p, axes, keepdim))
 
@@ -558,10 +560,13 @@ def prod(input, dim: int | None = None, keepdim: bool = False, *, dtype=None) ->
     if x.dtype.kind == "b":
         x = x.astype(np.int64)  # PyTorch: the product of bools is an int64
     if dim is None:
-        return record(ProdBackward0, np.asarray(np.prod(x)), (a,), saved=(a, OUTPUT), args=(None, False))
+        with np.errstate(**QUIET_NUMPY):  # inf · 0 is nan, silently, as in PyTorch
+            out = np.asarray(np.prod(x))
+        return record(ProdBackward0, out, (a,), saved=(a, OUTPUT), args=(None, False))
     axis = _axes(dim, x.ndim)
     axis = axis[0] if axis else 0
-    out = np.prod(x, axis=axis, keepdims=keepdim) if x.ndim else x.copy()
+    with np.errstate(**QUIET_NUMPY):
+        out = np.prod(x, axis=axis, keepdims=keepdim) if x.ndim else x.copy()
     return record(
         ProdBackward1, np.asarray(out), (a,), saved=(a, OUTPUT), args=(axis if x.ndim else None, keepdim)
     )
@@ -593,7 +598,8 @@ def cumsum(input, dim: int, *, dtype=None) -> Tensor:
     if x.dtype.kind == "b":
         x = x.astype(np.int64)  # PyTorch: running counts of bools are int64
     axis = _axes(dim, x.ndim)
-    out = np.cumsum(x, axis=axis[0]) if axis else x.copy()
+    with np.errstate(**QUIET_NUMPY):  # inf + -inf is nan, silently, as in PyTorch
+        out = np.cumsum(x, axis=axis[0]) if axis else x.copy()
     return record(CumsumBackward0, out, (a,), args=axis[0] if axis else 0)
 
 

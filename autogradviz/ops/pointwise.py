@@ -13,7 +13,7 @@ from ..core.graph import OUTPUT, Node
 from ..core.record import record
 from ..core.tensor import Tensor
 from . import arithmetic, numpy_math
-from ._operands import binary, data, float_data, operand, torch_float
+from ._operands import QUIET_NUMPY, binary, data, elementwise, float_data, operand, torch_float
 
 
 # sign(a): -1, 0 or 1 ---------------------------------------------------------------
@@ -74,7 +74,7 @@ class ExpBackward0(Node):
 
 def exp(a):
     a = operand(a)
-    return record(ExpBackward0, np.exp(float_data(a)), (a,), saved=(OUTPUT,))
+    return record(ExpBackward0, elementwise(np.exp, a), (a,), saved=(OUTPUT,))
 
 
 # ln a ---------------------------------------------------------------------------
@@ -89,7 +89,7 @@ class LogBackward0(Node):
 
 def log(a):
     a = operand(a)
-    return record(LogBackward0, np.log(float_data(a)), (a,), saved=(a,))
+    return record(LogBackward0, elementwise(np.log, a), (a,), saved=(a,))
 
 
 # √a -----------------------------------------------------------------------------
@@ -104,7 +104,7 @@ class SqrtBackward0(Node):
 
 def sqrt(a):
     a = operand(a)
-    return record(SqrtBackward0, np.sqrt(float_data(a)), (a,), saved=(OUTPUT,))
+    return record(SqrtBackward0, elementwise(np.sqrt, a), (a,), saved=(OUTPUT,))
 
 
 # sin a, cos a ------------------------------------------------------------------------
@@ -119,7 +119,7 @@ class SinBackward0(Node):
 
 def sin(a):
     a = operand(a)
-    return record(SinBackward0, np.sin(float_data(a)), (a,), saved=(a,))
+    return record(SinBackward0, elementwise(np.sin, a), (a,), saved=(a,))
 
 
 class CosBackward0(Node):
@@ -133,7 +133,7 @@ class CosBackward0(Node):
 
 def cos(a):
     a = operand(a)
-    return record(CosBackward0, np.cos(float_data(a)), (a,), saved=(a,))
+    return record(CosBackward0, elementwise(np.cos, a), (a,), saved=(a,))
 
 
 # tanh a ---------------------------------------------------------------------------
@@ -148,7 +148,7 @@ class TanhBackward0(Node):
 
 def tanh(a):
     a = operand(a)
-    return record(TanhBackward0, np.tanh(float_data(a)), (a,), saved=(OUTPUT,))
+    return record(TanhBackward0, elementwise(np.tanh, a), (a,), saved=(OUTPUT,))
 
 
 # σ(a) = 1 / (1 + e^-a) ------------------------------------------------------------------
@@ -352,7 +352,9 @@ def to(a, dtype):
     target = to_dtype(dtype).numpy
     if a._data.dtype == target:
         return a
-    return record(ToCopyBackward0, a._data.astype(target), (a,), args=a.dtype)
+    with np.errstate(**QUIET_NUMPY):  # nan or inf to an integer: no warning, as in PyTorch
+        out = a._data.astype(target)
+    return record(ToCopyBackward0, out, (a,), args=a.dtype)
 
 
 # more math: the rest of the functions tutorials call (d2l, PyTorch's own) ------------------------
@@ -370,15 +372,6 @@ def _same(xp, numpy_fn, our_fn):
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
 
-def _precise(fn, x: np.ndarray) -> np.ndarray:
-    """fn(x), for float32 computed in float64 and rounded back. numpy's float32
-    log10, sinh, tan... are often 1 ulp off, where PyTorch's are rounded correctly:
-    log10(100.) would print as 2.0000 instead of PyTorch's 2."""
-    if x.dtype == np.float32:
-        return fn(x.astype(np.float64)).astype(np.float32)
-    return fn(x)
-
-
 # log₁₀ a, log₂ a ----------------------------------------------------------------------------
 class Log10Backward0(Node):
     __slots__ = ()
@@ -391,7 +384,7 @@ class Log10Backward0(Node):
 
 def log10(a):
     a = operand(a)
-    return record(Log10Backward0, _precise(np.log10, float_data(a)), (a,), saved=(a,))
+    return record(Log10Backward0, elementwise(np.log10, a, via_float64=True), (a,), saved=(a,))
 
 
 class Log2Backward0(Node):
@@ -405,7 +398,7 @@ class Log2Backward0(Node):
 
 def log2(a):
     a = operand(a)
-    return record(Log2Backward0, _precise(np.log2, float_data(a)), (a,), saved=(a,))
+    return record(Log2Backward0, elementwise(np.log2, a, via_float64=True), (a,), saved=(a,))
 
 
 # ln(1 + a), eᵃ - 1, 2ᵃ: exact for small a, where log(1 + a) and exp(a) - 1 lose digits --------
@@ -420,7 +413,7 @@ class Log1PBackward0(Node):
 
 def log1p(a):
     a = operand(a)
-    return record(Log1PBackward0, _precise(np.log1p, float_data(a)), (a,), saved=(a,))
+    return record(Log1PBackward0, elementwise(np.log1p, a, via_float64=True), (a,), saved=(a,))
 
 
 class Expm1Backward0(Node):
@@ -434,7 +427,7 @@ class Expm1Backward0(Node):
 
 def expm1(a):
     a = operand(a)
-    return record(Expm1Backward0, _precise(np.expm1, float_data(a)), (a,), saved=(OUTPUT,))
+    return record(Expm1Backward0, elementwise(np.expm1, a, via_float64=True), (a,), saved=(OUTPUT,))
 
 
 class Exp2Backward0(Node):
@@ -448,7 +441,7 @@ class Exp2Backward0(Node):
 
 def exp2(a):
     a = operand(a)
-    return record(Exp2Backward0, _precise(np.exp2, float_data(a)), (a,), saved=(OUTPUT,))
+    return record(Exp2Backward0, elementwise(np.exp2, a, via_float64=True), (a,), saved=(OUTPUT,))
 
 
 # sinh a, cosh a, tan a ----------------------------------------------------------------------
@@ -463,7 +456,7 @@ class SinhBackward0(Node):
 
 def sinh(a):
     a = operand(a)
-    return record(SinhBackward0, _precise(np.sinh, float_data(a)), (a,), saved=(a,))
+    return record(SinhBackward0, elementwise(np.sinh, a, via_float64=True), (a,), saved=(a,))
 
 
 class CoshBackward0(Node):
@@ -477,7 +470,7 @@ class CoshBackward0(Node):
 
 def cosh(a):
     a = operand(a)
-    return record(CoshBackward0, _precise(np.cosh, float_data(a)), (a,), saved=(a,))
+    return record(CoshBackward0, elementwise(np.cosh, a, via_float64=True), (a,), saved=(a,))
 
 
 class TanBackward0(Node):
@@ -491,7 +484,7 @@ class TanBackward0(Node):
 
 def tan(a):
     a = operand(a)
-    return record(TanBackward0, _precise(np.tan, float_data(a)), (a,), saved=(OUTPUT,))
+    return record(TanBackward0, elementwise(np.tan, a, via_float64=True), (a,), saved=(OUTPUT,))
 
 
 # asin a, acos a, atan a, atan2(a, b) -----------------------------------------------------------
@@ -506,7 +499,7 @@ class AsinBackward0(Node):
 
 def asin(a):
     a = operand(a)
-    return record(AsinBackward0, _precise(np.arcsin, float_data(a)), (a,), saved=(a,))
+    return record(AsinBackward0, elementwise(np.arcsin, a, via_float64=True), (a,), saved=(a,))
 
 
 class AcosBackward0(Node):
@@ -520,7 +513,7 @@ class AcosBackward0(Node):
 
 def acos(a):
     a = operand(a)
-    return record(AcosBackward0, _precise(np.arccos, float_data(a)), (a,), saved=(a,))
+    return record(AcosBackward0, elementwise(np.arccos, a, via_float64=True), (a,), saved=(a,))
 
 
 class AtanBackward0(Node):
@@ -534,7 +527,7 @@ class AtanBackward0(Node):
 
 def atan(a):
     a = operand(a)
-    return record(AtanBackward0, _precise(np.arctan, float_data(a)), (a,), saved=(a,))
+    return record(AtanBackward0, elementwise(np.arctan, a, via_float64=True), (a,), saved=(a,))
 
 
 class Atan2Backward0(Node):
@@ -572,7 +565,7 @@ class ReciprocalBackward0(Node):
 
 def reciprocal(a):
     a = operand(a)
-    return record(ReciprocalBackward0, np.reciprocal(float_data(a)), (a,), saved=(OUTPUT,))
+    return record(ReciprocalBackward0, elementwise(np.reciprocal, a), (a,), saved=(OUTPUT,))
 
 
 class RsqrtBackward0(Node):
@@ -586,8 +579,8 @@ class RsqrtBackward0(Node):
 
 def rsqrt(a):
     a = operand(a)
-    x = float_data(a)
-    return record(RsqrtBackward0, _precise(lambda v: 1 / np.sqrt(v), x), (a,), saved=(OUTPUT,))
+    out = elementwise(lambda x: 1 / np.sqrt(x), a, via_float64=True)
+    return record(RsqrtBackward0, out, (a,), saved=(OUTPUT,))
 
 
 def square(a):

@@ -9,6 +9,7 @@ As PyTorch does, every reduction also takes numpy's names for its keywords:
 
 from __future__ import annotations
 
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -129,13 +130,10 @@ def mean(a, dim=None, keepdim: bool = False, *, axis=None, keepdims=None):
         )
     axes = _axes(dim, a.ndim)
     n = _count(a.shape, axes)
-    # the sum divided by the count is what np.mean computes, without its overhead
-    with np.errstate(**QUIET_NUMPY):  # the mean of nothing is nan, of inf and -inf too
-        out = (
-            np.sum(a._data, axis=axes, keepdims=keepdim) / n
-            if n
-            else np.mean(a._data, axis=axes, keepdims=keepdim)
-        )
+    # the sum divided by the count is what np.mean computes, without its overhead (and
+    # without its "Mean of empty slice" warning, which np.errstate does not reach)
+    with np.errstate(**QUIET_NUMPY):  # the mean of nothing is 0/0 = nan, of inf and -inf too
+        out = np.sum(a._data, axis=axes, keepdims=keepdim) / n
     node = MeanBackward0 if dim is None else MeanBackward1
     return record(node, out, (a,), args=(a.shape, axes, keepdim))
 
@@ -162,6 +160,28 @@ class VarBackward0(Node):
         return (_unreduce(xp, g, a.shape, axes, keepdim) * 2 * centered / (n - c),)
 
 
+def _spread(op: str, fn, a, axes: tuple, keepdim: bool, c: int) -> np.ndarray:
+    """np.var or np.std of a over `axes`, with the correction c. With inf among the
+    values it is nan, silently, as in PyTorch. With n - c <= 0 values (one value and
+    the default c = 1, or none at all) it is nan or inf, with PyTorch's warning;
+    numpy gives the same numbers, but its own warning ("Degrees of freedom <= 0", from
+    its Python code, which np.errstate does not reach): that one is filtered, only
+    then (not on the hot path)."""
+    with np.errstate(**QUIET_NUMPY):
+        if _count(a.shape, axes) > c:
+            return fn(a._data, axis=axes, keepdims=keepdim, ddof=c)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            out = fn(a._data, axis=axes, keepdims=keepdim, ddof=c)
+    warnings.warn(
+        f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+        "reduction factor (input numel divided by output numel).",
+        UserWarning,
+        stacklevel=3,  # the learner's line, which called var() or std()
+    )
+    return out
+
+
 def _float_only(a, op: str) -> None:
     """var and std: PyTorch refuses integer and bool tensors (it does not convert them)."""
     if a._data.dtype.kind != "f":
@@ -186,7 +206,7 @@ def var(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, a
     _float_only(a, "var")
     axes = _axes(dim, a.ndim)
     c = _correction(unbiased, correction)
-    out = np.var(a._data, axis=axes, keepdims=keepdim, ddof=c)
+    out = _spread("var", np.var, a, axes, keepdim, c)
     return record(VarBackward0, out, (a,), saved=(a,), args=(axes, keepdim, c))
 
 
@@ -211,7 +231,7 @@ def std(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, a
     _float_only(a, "std")
     axes = _axes(dim, a.ndim)
     c = _correction(unbiased, correction)
-    out = np.std(a._data, axis=axes, keepdims=keepdim, ddof=c)
+    out = _spread("std", np.std, a, axes, keepdim, c)
     return record(StdBackward0, out, (a,), saved=(a, OUTPUT), args=(axes, keepdim, c))
 
 
@@ -380,8 +400,9 @@ def softmax(a, dim: int | None = None, *, axis: int | None = None):
     if a.ndim == 0:
         return softmax(a.reshape(1), 0).reshape(())
     (axis,) = _axes(dim, a.ndim)
-    e = np.exp(_shifted(a._data, axis))
-    out = e / e.sum(axis=axis, keepdims=True)
+    with np.errstate(**QUIET_NUMPY):  # inf - inf is nan, silently, as in PyTorch
+        e = np.exp(_shifted(a._data, axis))
+        out = e / e.sum(axis=axis, keepdims=True)
     return record(SoftmaxBackward0, out, (a,), saved=(OUTPUT,), args=(axis,))
 
 
@@ -404,8 +425,9 @@ def log_softmax(a, dim: int | None = None, *, axis: int | None = None):
     if a.ndim == 0:
         return log_softmax(a.reshape(1), 0).reshape(())
     (axis,) = _axes(dim, a.ndim)
-    z = _shifted(a._data, axis)
-    out = z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
+    with np.errstate(**QUIET_NUMPY):  # inf - inf is nan, log(0) is -inf, silently, as in PyTorch
+        z = _shifted(a._data, axis)
+        out = z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
     return record(LogSoftmaxBackward0, out, (a,), saved=(OUTPUT,), args=(axis,))
 
 
@@ -429,7 +451,8 @@ def logsumexp(a, dim=None, keepdim: bool = False, *, axis=None, keepdims=None):
     x = float_data(a)
     top = np.max(x, axis=axes, keepdims=True) if x.size else np.zeros((1,) * x.ndim, x.dtype)
     top = np.where(np.isfinite(top), top, 0)
-    out = np.log(np.sum(np.exp(x - top), axis=axes, keepdims=True)) + top
+    with np.errstate(**QUIET_NUMPY):  # log(0) is -inf, exp(inf) is inf, silently, as in PyTorch
+        out = np.log(np.sum(np.exp(x - top), axis=axes, keepdims=True)) + top
     if not keepdim:
         out = out.reshape([n for i, n in enumerate(out.shape) if i not in axes])
     out = out.astype(x.dtype, copy=False)
