@@ -607,11 +607,11 @@ def test_backward_frees_intermediate_values_but_not_held_tensors():
         return {b.kind: (b.shape, b.data, b.grad) for b in vizmodel.forward_model([g["y"]], g).boxes}
 
     assert rows(kept)["tensor"] == ("(2, 2) float32", "[[ 0.50, -1.00],\n [ 2.00,  0.25]]", None)
-    assert rows(freed)["tensor"] == ("(freed)", "(freed by backward)", None)
+    assert rows(freed)["tensor"] == ("(intermediate)", "(value not kept)", None)
     # y itself still holds its values: only the node's copy was freed
     assert rows(freed)["root"] == rows(kept)["root"]
     assert rows(freed)["root"][1] == "[[ 0.60, -0.80],\n [ 2.30,  0.65]]"
-    assert "data (freed by backward)" in texts(parse(agv.draw(freed["y"], names=freed).svg()))
+    assert "data (value not kept)" in texts(parse(agv.draw(freed["y"], names=freed).svg()))
     # the saved values are gone too: the backward view still draws, without them
     view = agv.draw(freed["y"], names=freed, kind="both", show_saved=True)
     assert "agv-saved" not in view.source and view.nodes == 14

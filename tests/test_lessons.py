@@ -1,4 +1,4 @@
-"""The lessons: sixteen notebooks (eight in English, the same eight in Chinese),
+"""The lessons: twenty-four notebooks (twelve in English, the same twelve in Chinese),
 checked so that none can silently rot.
 
 - nbval runs every notebook and compares each output with the stored one (SVG
@@ -8,6 +8,9 @@ checked so that none can silently rot.
 - each lesson ends with exercises: a solution cell (tagged) and a check cell;
 - the learner's code carries no test markers, the Chinese lessons switch
   autogradviz to Chinese, and the monitor runs on the real clock;
+- one house style: titles "# Lesson N · Title" / "# 第 N 课 · 标题", other lessons
+  named "lesson 2" / "第 2 课", Chinese quotes “” in Chinese prose, one Chinese term
+  per concept (notebooks/glossary.md);
 - the README documents scripts/student_copies.py (tests/test_student_copies.py
   runs the copies it writes).
 """
@@ -35,9 +38,161 @@ def code_cells(path: Path) -> list[dict]:
     return [c for c in cells(path) if c["cell_type"] == "code"]
 
 
-def test_there_are_eight_lessons_in_each_language():
-    assert [name[:2] for name in LESSONS] == ["01", "02", "03", "04", "05", "06", "07", "08"]
+TWELVE_LESSONS = [
+    "01_computation_graph.ipynb",
+    "02_backward_and_gradients.ipynb",
+    "03_tensor_attributes.ipynb",
+    "04_logistic_regression.ipynb",
+    "05_paddle_style_autograd.ipynb",
+    "06_inside_the_engine.ipynb",
+    "07_training_a_network.ipynb",
+    "08_beyond_first_derivatives.ipynb",
+    "09_build_micrograd.ipynb",
+    "10_matrix_backprop.ipynb",
+    "11_debugging_gradients.ipynb",
+    "12_forward_and_reverse_mode.ipynb",
+]
+
+
+def test_there_are_twelve_lessons_in_each_language():
+    assert LESSONS == TWELVE_LESSONS
     assert sorted(p.name for p in (NOTEBOOKS / "zh").glob("[0-9][0-9]_*.ipynb")) == LESSONS
+
+
+def markdown_of(path: Path) -> list[str]:
+    return ["".join(c["source"]) for c in cells(path) if c["cell_type"] == "markdown"]
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_every_lesson_has_one_title_style(name):
+    """`# Lesson 5 · Title` and `# 第 5 课 · 标题`: the number without a leading zero,
+    a middle dot, and the title on the first line of the first cell."""
+    number = int(name[:2])
+    for lang, prefix in (("en", f"# Lesson {number} · "), ("zh", f"# 第 {number} 课 · ")):
+        first = cells(NOTEBOOKS / lang / name)[0]
+        title = "".join(first["source"]).splitlines()[0]
+        assert first["cell_type"] == "markdown" and title.startswith(prefix), (lang, title)
+        assert len(title) > len(prefix), f"{lang}/{name}: the title is missing after {prefix!r}"
+
+
+def chinese_prose(markdown: str) -> str:
+    """What a reader reads as Chinese text: without code blocks, code spans, maths,
+    HTML tags and link targets (which may hold ASCII quotes legitimately)."""
+    markdown = re.sub(r"```.*?```", " ", markdown, flags=re.DOTALL)
+    markdown = re.sub(r"`[^`]*`", " ", markdown)
+    markdown = re.sub(r"\$\$.*?\$\$", " ", markdown, flags=re.DOTALL)
+    markdown = re.sub(r"\$[^$]*\$", " ", markdown)
+    markdown = re.sub(r"<[^>]*>", " ", markdown)
+    return re.sub(r"\]\([^)]*\)", "]", markdown)
+
+
+def test_chinese_prose_filter_keeps_prose_and_drops_code():
+    sample = '他说"好"。`print("x")` $a"b$ <a href="x">链接</a> [术语表](../glossary.md "t")'
+    kept = chinese_prose(sample)
+    assert '"好"' in kept and "print" not in kept and "href" not in kept and "glossary" not in kept
+    assert "链接" in kept and "[术语表]" in kept
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_chinese_lessons_use_chinese_quotes_and_one_term_per_concept(name):
+    """Chinese prose quotes with “ ”, never ASCII "; in-place is 原地操作 (never 就地) and a
+    widget is 小部件 (never 控件), as notebooks/glossary.md fixes them."""
+    path = NOTEBOOKS / "zh" / name
+    for markdown in markdown_of(path):
+        prose = chinese_prose(markdown)
+        assert '"' not in prose, (
+            f"zh/{name}: ASCII quotes in {prose[max(prose.find(chr(34)) - 40, 0) :][:100]!r}"
+        )
+    everything = json.dumps(cells(path), ensure_ascii=False)
+    for stale, term in (("就地", "原地"), ("控件", "小部件")):
+        assert stale not in everything, f"zh/{name}: write {term}, not {stale}"
+
+
+GLOSSARY = NOTEBOOKS / "glossary.md"
+
+# the terms issue 15 fixes, English and the one Chinese term for each
+GLOSSARY_TERMS = [
+    ("computation graph", "计算图"),
+    ("node", "节点"),
+    ("leaf tensor", "叶子张量"),
+    ("gradient", "梯度"),
+    ("backward pass, backpropagation", "反向传播"),
+    ("forward pass", "前向传播"),
+    ("chain rule", "链式法则"),
+    ("upstream gradient", "上游梯度"),
+    ("local derivative", "局部导数"),
+    ("accumulate", "累加"),
+    ("in-place operation", "原地操作"),
+    ("view", "视图"),
+    ("saved tensor", "保存的张量"),
+    ("grad_fn", "grad_fn"),
+    ("AccumulateGrad", "AccumulateGrad"),
+    ("detach", "分离"),
+    ("widget", "小部件"),
+    ("stepper (BackwardStepper)", "逐步演示器"),
+    ("Jacobian", "雅可比矩阵"),
+    ("vector-Jacobian product (VJP)", "向量-雅可比积"),
+    ("Hessian", "海森矩阵"),
+    ("topological order", "拓扑排序"),
+    ("broadcasting", "广播"),
+    ("optimizer", "优化器"),
+    ("learning rate", "学习率"),
+    ("loss", "损失"),
+]
+
+
+def glossary_rows() -> dict[str, list[str]]:
+    """English term -> the row's other cells, for every table row of notebooks/glossary.md."""
+    rows = {}
+    for line in GLOSSARY.read_text(encoding="utf-8").splitlines():
+        cells_of_row = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells_of_row) == 5 and not set(cells_of_row[0]) <= set("-"):
+            rows[cells_of_row[0]] = cells_of_row[1:]
+    return rows
+
+
+def test_the_glossary_fixes_one_chinese_term_per_concept():
+    rows = glossary_rows()
+    for english, chinese in GLOSSARY_TERMS:
+        assert english in rows, f"notebooks/glossary.md has no row for {english!r}"
+        assert rows[english][0].startswith(chinese), (english, rows[english][0])
+    english_terms = [name for name in rows if name != "English"]
+    assert len(english_terms) == len(set(english_terms)), "one row per term"
+    chinese_terms = [rows[name][0] for name in english_terms]
+    assert len(chinese_terms) == len(set(chinese_terms)), "two concepts share a Chinese term"
+    text_of_glossary = GLOSSARY.read_text(encoding="utf-8")
+    assert "就地" not in text_of_glossary and "控件" not in text_of_glossary
+
+
+def test_the_glossary_points_at_files_that_exist():
+    for target in re.findall(r"\]\((\.\./autogradviz/[^)]*)\)", GLOSSARY.read_text(encoding="utf-8")):
+        assert (NOTEBOOKS / target).resolve().exists(), f"notebooks/glossary.md links to missing {target}"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("name", LESSONS)
+def test_every_lesson_links_the_glossary_near_the_top(name, lang):
+    link = "[glossary](../glossary.md)" if lang == "en" else "[术语表](../glossary.md)"
+    top = "".join(markdown_of(NOTEBOOKS / lang / name)[:2])
+    assert link in top, f"{lang}/{name}: link {link} in the first two markdown cells"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("name", LESSONS)
+def test_source_tour_links_point_at_files_that_exist(name, lang):
+    for target in re.findall(
+        r"\]\((\.\./\.\./autogradviz/[^)]*)\)", "".join(markdown_of(NOTEBOOKS / lang / name))
+    ):
+        assert (NOTEBOOKS / lang / target).resolve().exists(), f"{lang}/{name} links to missing {target}"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("name", LESSONS)
+def test_lessons_are_named_without_leading_zeros(name, lang):
+    """Other lessons are named as the titles name them, "lesson 2" and "第 2 课": never "lesson 02"."""
+    prose = "".join(markdown_of(NOTEBOOKS / lang / name))
+    stale = re.findall(r"\b[Ll]essons? 0\d|第 ?0\d ?课", prose)
+    assert not stale, f"{lang}/{name}: {stale}"
 
 
 CHINESE_UI = 'agv.set_language("zh")  # 计算图、逐步演示器和监视器里的文字都用中文'

@@ -1,4 +1,4 @@
-"""Lesson 05: Paddle-style autograd. Builds notebooks/en/05_paddle_style_autograd.ipynb and
+"""Lesson 5: Paddle-style autograd. Builds notebooks/en/05_paddle_style_autograd.ipynb and
 notebooks/zh/05_paddle_style_autograd.ipynb (run from notebooks/src):
 
     ../../.venv/bin/python 05_paddle_style_autograd.py
@@ -9,7 +9,7 @@ from lesson import build, code, exercise, md, setup
 cells = [
     md(
         """
-# 05 Paddle-style autograd
+# Lesson 5 · Paddle-style autograd
 
 PaddlePaddle's dynamic graph works like PyTorch's: the forward pass records a graph, and
 `backward()` walks it to fill in `.grad`. The names differ, and in two places so does the
@@ -22,9 +22,12 @@ writes the Paddle way and points out each difference:
 - `retain_graph`, and why the graph is freed after backward;
 - gradients accumulate; `add_n` and `clear_grad`;
 - a table of names: Paddle, PyTorch, autogradviz.
+
+If your course uses PyTorch only, this lesson is optional: lesson 6 does not depend on it. Terms
+are in the [glossary](../glossary.md).
 """,
         """
-# 05 Paddle 风格的自动求导
+# 第 5 课 · Paddle 风格的自动求导
 
 飞桨（PaddlePaddle）的动态图与 PyTorch 的工作方式相同：前向计算记录一张图，`backward()` 沿着这张图回溯并填好
 `.grad`。两者的名字不同，而且有两处行为也不同。autogradviz 遵循 PyTorch 的规则，同时接受 Paddle 的写法，
@@ -35,6 +38,8 @@ writes the Paddle way and points out each difference:
 - `retain_graph`，以及为什么反向传播之后要释放计算图；
 - 梯度会累加；`add_n` 与 `clear_grad`；
 - 一张名称对照表：Paddle、PyTorch、autogradviz。
+
+如果课程只用 PyTorch，这一课可以跳过：第 6 课并不依赖它。术语见[术语表](../glossary.md)。
 """,
     ),
     setup(
@@ -56,7 +61,8 @@ gradient stop here?" (`stop_gradient`). They are the same flag, negated:
 `x.stop_gradient == (not x.requires_grad)`.
 
 A tensor you create is data, so by default it stops gradient: `stop_gradient` is True. Pass
-`stop_gradient=False` to ask for its gradient.
+`stop_gradient=False` to ask for its gradient. (Source tour: the property `Tensor.stop_gradient` in
+[autogradviz/core/tensor.py](../../autogradviz/core/tensor.py) reads and writes `requires_grad`.)
 """,
         """
 ## stop_gradient：同一个开关，方向相反
@@ -65,7 +71,8 @@ PyTorch 问的是“这个张量需要梯度吗？”（`requires_grad`）；Pad
 （`stop_gradient`）。它们是同一个标志，只是取反：`x.stop_gradient == (not x.requires_grad)`。
 
 自己创建的张量被当作数据，所以默认会截断梯度：`stop_gradient` 为 True。传入 `stop_gradient=False`
-即表示需要它的梯度。
+即表示需要它的梯度。（源码导览：[autogradviz/core/tensor.py](../../autogradviz/core/tensor.py) 中的属性
+`Tensor.stop_gradient` 读写的就是 `requires_grad`。）
 """,
     ),
     code(
@@ -177,12 +184,19 @@ z.backward()
     ),
     md(
         """
-Pass the vector yourself. Ones reproduce Paddle's default: `x.grad = 2x = [2, 4, 6]` and
-`y.grad = 4 = [4, 4, 4]`.
+Read the hint with care: the message writes `y` for *whichever output* backward was called on.
+Here that output is `z`; our `y = [4, 5, 6]` is an input, and `y.backward(agv.ones_like(y))`
+would compute the wrong thing (the gradient of `y` itself). The fix for this cell is
+`z.backward(agv.ones_like(z))`.
+
+Ones reproduce Paddle's default: `x.grad = 2x = [2, 4, 6]` and `y.grad = 4 = [4, 4, 4]`.
 """,
         """
-那就自己传入这个向量。传入全 1 就得到和 Paddle 默认行为相同的结果：`x.grad = 2x = [2, 4, 6]`，
-`y.grad = 4 = [4, 4, 4]`。
+读提示时要小心：报错信息里的 `y` 指的是“调用 backward 的那个输出”，无论它叫什么名字。
+这里这个输出是 `z`；我们的 `y = [4, 5, 6]` 是一个输入，`y.backward(agv.ones_like(y))`
+算的是另一件事（`y` 自身的梯度）。这个单元正确的改法是 `z.backward(agv.ones_like(z))`。
+
+传入全 1 就得到和 Paddle 默认行为相同的结果：`x.grad = 2x = [2, 4, 6]`，`y.grad = 4 = [4, 4, 4]`。
 """,
     ),
     code(
@@ -194,12 +208,17 @@ print("y.grad:", y.grad)
     ),
     md(
         """
-Drawn, the leaves now carry their gradients. The two intermediate results are marked *freed*:
-backward dropped the values it had kept for itself. The next section is about that.
+Drawn, the leaves now carry their gradients. The two intermediate results, `x**2` and `4 * y`,
+show *(value not kept)*: no Python variable holds them, and PyTorch never keeps such a value
+once the next op has used it. (autogradviz keeps a copy only so that a drawing made before
+backward can show it, and drops that copy at backward.) `z` is held by a variable, so its value
+is still there.
 """,
         """
-画出来看，叶子上已经带着各自的梯度了。两个中间结果被标记为 *freed*（已释放）：
-反向传播把它为自己保留的值丢掉了。下一节就讲这件事。
+画出来看，叶子上已经带着各自的梯度了。两个中间结果 `x**2` 和 `4 * y` 显示为 *（数值未保留）*：
+没有哪个 Python 变量引用它们，而 PyTorch 在下一个运算用过这样的值之后就不再保留它。
+（autogradviz 只是为了让反向传播之前画的图能显示它，才留了一份副本，反向传播时就丢掉了。）
+`z` 有变量引用着，所以它的值还在。
 """,
     ),
     code(
@@ -209,19 +228,59 @@ agv.draw(z, names=locals())
     ),
     md(
         """
-## retain_graph
+## retain_graph: what backward frees
 
-To compute a derivative, a backward node often needs values from the forward pass: the node of
-`x * x` must remember `x`. Those saved values can be large, so after `backward()` the engine frees
-them. `retain_graph=True` keeps them, and then you can run backward through the same graph again.
+What backward does free is something else: the **saved tensors**. To compute a derivative, a
+backward node often needs values from the forward pass: the node of `x**2` must remember `x`
+(its derivative is `2x`), while `4 * y` needs only the number 4. The backward drawing with
+`show_saved=True` shows what each node saved; draw it on a fresh graph, before backward:
+""",
+        """
+## retain_graph：反向传播释放的是什么
+
+反向传播真正释放的是另一样东西：**保存的张量**。为了计算导数，反向节点往往需要前向计算时的值：
+`x**2` 的节点必须记住 `x`（它的导数是 `2x`），而 `4 * y` 只需要记住数字 4。
+带 `show_saved=True` 的反向图会画出每个节点保存了什么；在一张新的计算图上、反向传播之前画出来：
+""",
+    ),
+    code(
+        """
+x = agv.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+y = agv.to_tensor([4.0, 5.0, 6.0], stop_gradient=False)
+z = x**2 + 4 * y
+saved_before = [len(node.saved_values) for node in agv.topological_order([z.grad_fn])]
+agv.draw(z, names=locals(), kind="backward", show_saved=True)
+"""
+    ),
+    code(
+        """
+z.backward(agv.ones_like(z))
+saved_after = [len(node.saved_values) for node in agv.topological_order([z.grad_fn])]
+print("values saved by each node, before backward:", saved_before)
+print("values saved by each node, after backward: ", saved_after)
+"""
+    ),
+    md(
+        """
+After a backward without `retain_graph`, the saved `x` is gone from the node, and a second
+backward through it would raise. Saved tensors can be large (a network saves every layer's
+input), which is why the engine frees them; `retain_graph=True` keeps them, and then you can run
+backward through the same graph again.
+
+**Source tour.** [autogradviz/core/graph.py](../../autogradviz/core/graph.py), method `Node.free`
+drops what a node saved (and its drawing copy); [autogradviz/engine.py](../../autogradviz/engine.py),
+function `backward_steps`, calls it on each node it ran unless `retain_graph=True`.
 
 Paddle's example, `y = x + 3`, with `retain_graph=True`:
 """,
         """
-## retain_graph
+不带 `retain_graph` 做一次反向传播之后，节点里保存的 `x` 就没有了，再沿它做第二次反向传播就会报错。
+保存的张量可能很大（一个网络会保存每一层的输入），所以引擎要释放它们；`retain_graph=True` 会保留它们，
+这样就可以沿同一张图再做一次反向传播。
 
-为了计算导数，反向节点往往需要前向计算时的值：`x * x` 的节点必须记住 `x`。这些保存下来的值可能很大，
-所以 `backward()` 之后引擎会把它们释放掉。`retain_graph=True` 会保留它们，这样就可以沿同一张图再做一次反向传播。
+**源码导览。** [autogradviz/core/graph.py](../../autogradviz/core/graph.py) 中的方法 `Node.free`
+丢掉节点保存的值（以及供画图用的副本）；[autogradviz/engine.py](../../autogradviz/engine.py) 中的函数
+`backward_steps` 对运行过的每个节点调用它，除非传了 `retain_graph=True`。
 
 Paddle 的例子 `y = x + 3`，加上 `retain_graph=True`：
 """,
@@ -323,7 +382,7 @@ any of its elements by ε changes the total by ε.
 输出对自身的梯度是 1。（Paddle 打印的是 `[1.]`，因为当时它的标量形状是 [1]；这里 `loss` 的形状是 ()。）
 每个输入张量得到的都是全 1：它的任何一个元素变化 ε，总和就变化 ε。
 
-`clear_grad()` 就地把梯度置为零，与 Paddle 的做法一致：
+`clear_grad()` 原地把梯度置为零，与 Paddle 的做法一致：
 """,
     ),
     code(
@@ -340,12 +399,16 @@ print("tensors[0].grad:", tensors[0].grad)
 PyTorch has two ways to do this: `x.grad.zero_()` (zeros in place, like `clear_grad()`), and
 `x.grad = None` (drop it; the next backward makes a fresh one). Optimizers differ in the same way:
 Paddle's `opt.clear_grad()` zeros, PyTorch's `opt.zero_grad()` sets `None` by default.
-autogradviz has both spellings, each with its own framework's default:
+autogradviz has both spellings, each with its own framework's default (source tour: methods
+`Optimizer.zero_grad` and `Optimizer.clear_grad` in [autogradviz/optim.py](../../autogradviz/optim.py);
+`add_n` is a function in [autogradviz/ops/shape.py](../../autogradviz/ops/shape.py)):
 """,
         """
-PyTorch 有两种做法：`x.grad.zero_()`（就地置零，和 `clear_grad()` 一样）和 `x.grad = None`
+PyTorch 有两种做法：`x.grad.zero_()`（原地置零，和 `clear_grad()` 一样）和 `x.grad = None`
 （直接丢掉，下一次反向传播会重新创建）。优化器也有同样的区别：Paddle 的 `opt.clear_grad()` 置零，
-PyTorch 的 `opt.zero_grad()` 默认设为 `None`。autogradviz 两种写法都支持，各自沿用原框架的默认行为：
+PyTorch 的 `opt.zero_grad()` 默认设为 `None`。autogradviz 两种写法都支持，各自沿用原框架的默认行为（源码导览：[autogradviz/optim.py](../../autogradviz/optim.py)
+中的方法 `Optimizer.zero_grad` 和 `Optimizer.clear_grad`；`add_n` 是 [autogradviz/ops/shape.py](../../autogradviz/ops/shape.py)
+中的一个函数）：
 """,
     ),
     code(
@@ -444,119 +507,174 @@ print("agv.grad:", dg)
         """
 ## Exercises
 
-### Exercise 1: which tensors get a gradient?
+### Exercise 1: predict the gradients
 
-Using Paddle's spelling only (`to_tensor` and `stop_gradient`), make `m = [2., 3.]`, which asks
-for a gradient, and `k = [5., 7.]`, which keeps the default. Compute `loss = (m * k).sum()` and
-call `loss.backward()`.
+Before you run anything, predict. With Paddle's defaults:
+
+```python
+m = agv.to_tensor([2.0, 3.0], stop_gradient=False)
+k = agv.to_tensor([5.0, 7.0])
+loss = (m * k + m**2).sum()
+loss.backward()
+```
+
+Set `m_grad` to the list you expect in `m.grad`, and `k_gets_grad` to `True` if you expect
+`k.grad` to hold a gradient, `False` if you expect it to stay `None`. Work it out by hand: the
+check cell runs the code.
 """,
         """
 ## 练习
 
-### 练习 1：哪些张量会得到梯度？
+### 练习 1：预测梯度
 
-只用 Paddle 的写法（`to_tensor` 和 `stop_gradient`），创建需要梯度的 `m = [2., 3.]`，
-以及保持默认设置的 `k = [5., 7.]`。计算 `loss = (m * k).sum()`，然后调用 `loss.backward()`。
+先别运行，先预测。按 Paddle 的默认设置：
+
+```python
+m = agv.to_tensor([2.0, 3.0], stop_gradient=False)
+k = agv.to_tensor([5.0, 7.0])
+loss = (m * k + m**2).sum()
+loss.backward()
+```
+
+把你认为 `m.grad` 中会有的列表存为 `m_grad`；如果你认为 `k.grad` 里会有梯度，就把 `k_gets_grad` 设为
+`True`，如果你认为它仍是 `None`，就设为 `False`。请手算：检查单元会替你运行这段代码。
 """,
     ),
     *exercise(
         "05.1",
-        answers=("m", "k"),
+        answers=("m_grad", "k_gets_grad"),
         solution="""
-m = agv.to_tensor([2.0, 3.0], stop_gradient=False)
-k = agv.to_tensor([5.0, 7.0])
-loss = (m * k).sum()
-loss.backward()
-print(m.grad, k.grad)
+# d/dm of m·k + m² is k + 2m = [5 + 4, 7 + 6]; k keeps stop_gradient=True, so it gets no gradient
+m_grad = [9.0, 13.0]
+k_gets_grad = False
 """,
         check="""
-assert m.stop_gradient is False, "m must ask for a gradient: stop_gradient=False"
-assert k.stop_gradient is True, "k should keep the default, stop_gradient=True"
-assert m.grad is not None and m.grad.tolist() == [5.0, 7.0], "d(m·k)/dm = k, so m.grad should be [5., 7.]"
-assert k.grad is None, "k stops the gradient, so it gets none"
+m = agv.to_tensor([2.0, 3.0], stop_gradient=False)
+k = agv.to_tensor([5.0, 7.0])
+(m * k + m**2).sum().backward()
+assert k_gets_grad is (k.grad is not None), (
+    "k was made with the default stop_gradient=True: backward gives it no gradient, so k.grad is None"
+)
+assert m_grad is not None and np.allclose(m_grad, m.grad.tolist()), (
+    f"you predicted {m_grad}; differentiate each term: d(m·k)/dm = k and d(m²)/dm = 2m, then add them"
+)
 print("Right: m.grad =", m.grad.tolist(), " k.grad =", k.grad)
 """,
     ),
     md(
         """
-### Exercise 2: ones, or a sum
+### Exercise 2: derive vᵀJ
 
-Paddle's default for a non-scalar output is a gradient of ones. Show that this is the same as
-calling backward on the sum. For `x = [1., 2., 3.]` (requiring gradient) and `z = x**3`, set
-`grad_ones` to `x`'s gradient (as numpy, with `gradient()`) after `z.backward(agv.ones_like(z))`,
-and `grad_sum` to it after `z.sum().backward()` on a fresh graph. Mind the accumulation!
+For a non-scalar output, `z.backward(v)` computes $v^\\top J$, the gradient of $\\sum_i v_i z_i$.
+Take `x = [1., 2., 3.]` and `z = x**3`. Each $z_i$ depends only on $x_i$, so the Jacobian $J$ is
+diagonal, with $J_{ii} = 3x_i^2$. Derive, by hand, what `x.grad` will be after
+`z.backward(agv.to_tensor([1.0, 0.0, -1.0]))`, and set `predicted` to it as a list of three
+floats. Then set `same_loss` to a function of `z` that returns a **scalar** whose plain
+`.backward()` gives the same gradient.
 """,
         """
-### 练习 2：全 1 梯度，还是求和
+### 练习 2：推导 vᵀJ
 
-对于非标量输出，Paddle 的默认做法是使用全 1 梯度。请说明这和对求和结果调用 backward 是一回事。
-对 `x = [1., 2., 3.]`（需要梯度）和 `z = x**3`：先执行 `z.backward(agv.ones_like(z))`，
-把此时 `x` 的梯度（用 `gradient()` 取得的 numpy 数组）存为 `grad_ones`；再在一张新的计算图上执行
-`z.sum().backward()`，把得到的梯度存为 `grad_sum`。注意梯度会累加！
+对于非标量输出，`z.backward(v)` 计算的是 $v^\\top J$，也就是 $\\sum_i v_i z_i$ 的梯度。取
+`x = [1., 2., 3.]`，`z = x**3`。每个 $z_i$ 只依赖 $x_i$，所以雅可比矩阵 $J$ 是对角矩阵，
+$J_{ii} = 3x_i^2$。请手算 `z.backward(agv.to_tensor([1.0, 0.0, -1.0]))` 之后 `x.grad` 是多少，
+把它以三个浮点数的列表存为 `predicted`。再把 `same_loss` 设为一个以 `z` 为参数的函数，它返回一个**标量**，
+对这个标量直接调用 `.backward()` 能得到同样的梯度。
 """,
     ),
     *exercise(
         "05.2",
-        answers=("grad_ones", "grad_sum"),
+        answers=("predicted", "same_loss"),
         solution="""
-x = agv.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
-z = x**3
-z.backward(agv.ones_like(z))
-grad_ones = x.gradient().copy()  # a copy: clear_grad() below zeros the array in place
-x.clear_grad()  # otherwise the second backward would add to the first
-z = x**3
-z.sum().backward()
-grad_sum = x.gradient().copy()
-print(grad_ones, grad_sum)
+# vᵀJ with J = diag(3x²): v_i · 3x_i² = [1 · 3, 0 · 12, -1 · 27]
+predicted = [3.0, 0.0, -27.0]
+
+
+def same_loss(z):
+    return (agv.to_tensor([1.0, 0.0, -1.0]) * z).sum()
 """,
         check="""
-expected = 3 * np.array([1.0, 2.0, 3.0]) ** 2
-assert np.allclose(grad_ones, expected), (
-    f"d(x³)/dx = 3x² = {expected}; got {grad_ones} (all zeros? gradient() returns the gradient's own "
-    "array, which clear_grad() zeros in place: keep a .copy())"
+x = agv.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+v = agv.to_tensor([1.0, 0.0, -1.0])
+(x**3).backward(v)
+assert np.allclose(predicted, x.grad.tolist()), (
+    f"you predicted {predicted}: multiply each v_i by the diagonal entry J_ii = 3·x_i² (here 3, 12, 27)"
 )
-assert np.allclose(grad_sum, expected), (
-    f"got {grad_sum}: if it is twice the answer, the gradient from the first backward was not cleared"
+x.clear_grad()
+scalar = same_loss(x**3)
+assert scalar.shape == (), f"same_loss must return a scalar, so that .backward() needs no gradient; got shape {scalar.shape}"
+scalar.backward()
+assert np.allclose(x.grad.tolist(), predicted), (
+    f"same_loss gives x.grad = {x.grad.tolist()}: weight each z_i by v_i before summing, (v * z).sum()"
 )
-print("Right: both give", grad_sum)
+print("Right: vᵀJ =", predicted, "= the gradient of (v * z).sum()")
 """,
     ),
     md(
         """
-### Exercise 3: accumulate, then clear
+### Exercise 3: bug hunt
 
-For `w = [1., -2.]` (requiring gradient) and `y = (w * w).sum()`, call backward **three times**
-on the same graph. Set `after_three` to `w`'s gradient as a list (`tolist()`), then clear it with
-`clear_grad()` and set `after_clear` to it as a list.
+This loop is meant to print the gradient of `y = (w * w).sum()` three times, the same each time,
+`[2., -4.]`. It has two bugs: run it in your head (or in a scratch cell) to find them.
+
+```python
+w = agv.to_tensor([1.0, -2.0], stop_gradient=False)
+y = (w * w).sum()
+grads = []
+for step in range(3):
+    y.backward()
+    grads.append(w.grad.tolist())
+```
+
+Write the fixed loop, keeping `grads` as the list of three gradients, and set `bugs` to the
+set of the two problems, chosen from `"graph freed"`, `"gradients accumulate"`, `"wrong formula"`,
+`"no gradient for w"`.
 """,
         """
-### 练习 3：先累加，再清除
+### 练习 3：找 bug
 
-对 `w = [1., -2.]`（需要梯度）和 `y = (w * w).sum()`，在同一张图上调用**三次** backward。
-把此时 `w` 的梯度以列表形式（`tolist()`）存为 `after_three`；再用 `clear_grad()` 清除它，
-把清除后的梯度以列表形式存为 `after_clear`。
+下面这个循环本想把 `y = (w * w).sum()` 的梯度打印三次，每次都一样，都是 `[2., -4.]`。
+它有两个 bug：在脑子里（或者在一个草稿单元里）运行一遍，把它们找出来。
+
+```python
+w = agv.to_tensor([1.0, -2.0], stop_gradient=False)
+y = (w * w).sum()
+grads = []
+for step in range(3):
+    y.backward()
+    grads.append(w.grad.tolist())
+```
+
+写出修好的循环，`grads` 仍然是三次梯度组成的列表；再把 `bugs` 设为这两个问题组成的集合，从
+`"graph freed"`（计算图已释放）、`"gradients accumulate"`（梯度累加）、`"wrong formula"`（公式错误）、
+`"no gradient for w"`（w 没有梯度）中选择。
 """,
     ),
     *exercise(
         "05.3",
-        answers=("after_three", "after_clear"),
+        answers=("grads", "bugs"),
         solution="""
 w = agv.to_tensor([1.0, -2.0], stop_gradient=False)
-y = (w * w).sum()
-y.backward(retain_graph=True)  # the multiplication saved w: keep it for the next calls
-y.backward(retain_graph=True)
-y.backward()
-after_three = w.grad.tolist()
-w.clear_grad()
-after_clear = w.grad.tolist()
-print(after_three, after_clear)
+grads = []
+for step in range(3):
+    y = (w * w).sum()  # a fresh graph each time: the last backward freed the saved w
+    y.backward()
+    grads.append(w.grad.tolist())
+    w.clear_grad()  # otherwise the next backward adds to this gradient
+bugs = {"graph freed", "gradients accumulate"}
+print(grads)
 """,
         check="""
-assert after_three == [6.0, -12.0], (
-    f"got {after_three}: each backward adds 2w = [2, -4] (the graph needs retain_graph=True to be reused)"
+assert len(grads) == 3, f"grads should hold one gradient per round, three in all; it has {len(grads)}"
+if grads[1] == [4.0, -8.0]:
+    raise AssertionError("the gradients add up round after round: clear w's gradient (w.clear_grad()) in each round")
+assert grads == [[2.0, -4.0]] * 3, f"got {grads}; each round should give 2w = [2.0, -4.0]"
+assert isinstance(bugs, set) and len(bugs) == 2, "bugs should be a set of two of the four names"
+assert bugs == {"graph freed", "gradients accumulate"}, (
+    f"{sorted(bugs)}: the formula is right and w asks for a gradient; what breaks is that the first backward "
+    "freed the multiplication's saved w (the second call raises), and that .grad adds up across calls"
 )
-assert after_clear == [0.0, 0.0], "clear_grad() sets the gradient to zeros, in place"
-print("Right: three backwards gave", after_three, "and clear_grad() gave", after_clear)
+print("Right: both bugs found, and every round gives", grads[0])
 """,
     ),
 ]

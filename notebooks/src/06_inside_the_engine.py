@@ -1,4 +1,4 @@
-"""Lesson 06: inside the engine. Builds notebooks/en/06_inside_the_engine.ipynb and
+"""Lesson 6: inside the engine. Builds notebooks/en/06_inside_the_engine.ipynb and
 notebooks/zh/06_inside_the_engine.ipynb (run from notebooks/src):
 
     ../../.venv/bin/python 06_inside_the_engine.py
@@ -9,7 +9,7 @@ from lesson import build, code, exercise, md, setup
 cells = [
     md(
         """
-# 06 Inside the engine
+# Lesson 6 · Inside the engine
 
 So far we have called `backward()` and read `.grad`. This lesson opens the engine up:
 
@@ -19,10 +19,14 @@ So far we have called `backward()` and read `.grad`. This lesson opens the engin
 - `AccumulateGrad`, the node where a leaf's gradient lands;
 - the **order** in which the engine runs the nodes;
 - what happens when paths meet (fan-out) and when broadcasting must be undone;
-- the `BackwardStepper` widget, which replays the engine's walk one node at a time, and its quiz mode.
+- the `BackwardStepper` widget, which replays the engine's walk one node at a time, and its quiz mode;
+- why the order must be topological (a diamond shows what goes wrong otherwise), and what
+  backward costs compared with the forward pass.
+
+Terms are in the [glossary](../glossary.md).
 """,
         """
-# 06 深入引擎内部
+# 第 6 课 · 深入引擎内部
 
 到目前为止，我们只是调用 `backward()`，再去读 `.grad`。这一课把引擎拆开来看：
 
@@ -32,7 +36,10 @@ So far we have called `backward()` and read `.grad`. This lesson opens the engin
 - `AccumulateGrad`：叶子张量的梯度最终落到这里；
 - 引擎运行各个节点的**顺序**；
 - 多条路径汇合（扇出）时、以及需要撤销广播时会发生什么；
-- `BackwardStepper` 小部件：它一步一个节点地重放引擎的遍历过程，还带有测验模式。
+- `BackwardStepper` 小部件（逐步演示器）：它一步一个节点地重放引擎的遍历过程，还带有测验模式；
+- 为什么顺序必须是拓扑顺序（一个菱形计算图会说明不这样会出什么错），以及反向传播与前向传播相比要花多少计算。
+
+术语见[术语表](../glossary.md)。
 """,
     ),
     setup(
@@ -174,6 +181,10 @@ print("a.grad:", a.grad, "  b.grad:", b.grad)
 **`AccumulateGrad`** node, which holds the leaf and does one thing: it adds the gradient that
 arrives into `leaf.grad` (creating `.grad` the first time). That is why gradients accumulate over
 repeated `backward()` calls. It has no `next_functions`: the walk ends there.
+
+**Source tour.** [autogradviz/core/graph.py](../../autogradviz/core/graph.py): class `Node` (its
+`edges` and `next_functions`) and class `AccumulateGrad`; the adding itself is function
+`_accumulate` in [autogradviz/engine.py](../../autogradviz/engine.py).
 """,
         """
 ## AccumulateGrad：叶子梯度的落脚点
@@ -182,6 +193,10 @@ repeated `backward()` calls. It has no `next_functions`: the walk ends there.
 **`AccumulateGrad`** 节点。这个节点持有该叶子，只做一件事：把到达的梯度累加进 `leaf.grad`
 （第一次时创建 `.grad`）。这正是多次调用 `backward()` 时梯度会累加的原因。它没有
 `next_functions`：遍历到这里就结束了。
+
+**源码导览。** [autogradviz/core/graph.py](../../autogradviz/core/graph.py)：类 `Node`（它的 `edges` 和
+`next_functions`）以及类 `AccumulateGrad`；累加本身在 [autogradviz/engine.py](../../autogradviz/engine.py)
+的函数 `_accumulate` 中。
 """,
     ),
     code(
@@ -460,7 +475,7 @@ them before the tensor's node runs: that sum is the multivariable chain rule. Ta
 当一个张量被两个运算使用时，梯度会沿两条路径流回它，引擎在这个张量的节点运行之前把它们**相加**：
 这个求和就是多元函数的链式法则。以 `x = 3` 处的 `q = x² + 4x` 为例：平方送回 `2x = 6`，
 乘法送回 `4`，于是 `x.grad = 6 + 4 = 10 = 2x + 4`。第二条路径到达的那一刻，
-stepper 会显示为 `之前 + 新到 = 之后`。
+逐步演示器会显示为 `之前 + 新到 = 之后`。
 """,
     ),
     code(
@@ -486,13 +501,144 @@ print("x.grad:", x.grad)
     ),
     md(
         """
+## Why the order matters: a diamond
+
+Fan-out is harder when the shared tensor is not a leaf. Let $h = 2x$, then $p = 3h$ and
+$q = h^2$, and $out = p + q$. Gradient reaches $h$ along two paths, and $h$'s node must pass
+**one** total on to $x$:
+
+$$\\frac{\\partial out}{\\partial h} = \\frac{\\partial p}{\\partial h} + \\frac{\\partial q}{\\partial h} = 3 + 2h,
+\\qquad \\frac{\\partial out}{\\partial x} = (3 + 2h) \\cdot 2 .$$
+
+At $x = 1$, $h = 2$ and the gradient is $(3 + 4) \\cdot 2 = 14$:
+""",
+        """
+## 为什么顺序要紧：一个菱形
+
+当被共用的张量不是叶子张量时，扇出就更微妙了。令 $h = 2x$，再令 $p = 3h$、$q = h^2$，$out = p + q$。
+梯度沿两条路径到达 $h$，而 $h$ 的节点必须把**一个**总和传给 $x$：
+
+$$\\frac{\\partial out}{\\partial h} = \\frac{\\partial p}{\\partial h} + \\frac{\\partial q}{\\partial h} = 3 + 2h,
+\\qquad \\frac{\\partial out}{\\partial x} = (3 + 2h) \\cdot 2 。$$
+
+在 $x = 1$ 处，$h = 2$，梯度是 $(3 + 4) \\cdot 2 = 14$：
+""",
+    ),
+    code(
+        """
+x = agv.tensor(1.0, requires_grad=True)
+h = 2 * x
+p = 3 * h
+q = h * h
+out = p + q
+out.backward(retain_graph=True)  # keep the graph: the next cells walk it again
+print("x.grad:", x.grad, "  (3 + 2h) · 2 =", (3 + 2 * h.item()) * 2)
+assert np.isclose(x.grad.item(), (3 + 2 * h.item()) * 2)
+agv.draw(out, names=locals())
+"""
+    ),
+    md(
+        """
+Now a naive walk: depth first from `out`, running each node the first time it is reached. It goes
+`out → p → h → x` before it ever reaches `q`, so `h`'s node sends `3 · 2 = 6` to `x` while `q`'s
+share, `2h = 4`, is still on its way. Here are the real nodes of this graph in that depth-first
+order, and in the order `agv.topological_order` gives:
+""",
+        """
+再看一种天真的遍历：从 `out` 出发做深度优先搜索，每个节点第一次被访问到时就运行。它先走完
+`out → p → h → x`，才轮到 `q`；于是 `h` 的节点把 `3 · 2 = 6` 送给了 `x`，而 `q` 那一份 `2h = 4`
+还在路上。下面是这张图的真实节点，先按深度优先的顺序，再按 `agv.topological_order` 给出的顺序：
+""",
+    ),
+    code(
+        """
+diamond = {"x": x, "h": h, "p": p, "q": q, "out": out}
+
+
+def tensor_of(node):
+    \"\"\"The name of the tensor a node belongs to (an AccumulateGrad node belongs to its leaf).\"\"\"
+    for name, t in diamond.items():
+        if node is t.grad_fn or (isinstance(node, agv.AccumulateGrad) and node.variable is t):
+            return name
+
+
+def depth_first(node, seen):
+    \"\"\"Each node the first time it is reached, children in edge order.\"\"\"
+    seen.add(node)
+    order = [node]
+    for child in node.edges:
+        if child is not None and child not in seen:
+            order += depth_first(child, seen)
+    return order
+
+
+naive_order = [tensor_of(n) for n in depth_first(out.grad_fn, set())]
+engine_order = [tensor_of(n) for n in agv.topological_order([out.grad_fn])]
+print("depth first:      ", naive_order)
+print("topological order:", engine_order)
+assert naive_order.index("h") < naive_order.index("q"), "depth first reaches h before q"
+assert engine_order.index("h") > max(engine_order.index("p"), engine_order.index("q"))
+"""
+    ),
+    md(
+        """
+To see the numbers, run each order with the local derivatives written by hand: every node runs
+once, and sends (what it has received so far) × (local derivative) to each input.
+""",
+        """
+为了看到具体数字，用手写的局部导数把两种顺序各跑一遍：每个节点只运行一次，
+把（到此刻为止收到的梯度）×（局部导数）送给它的每个输入。
+""",
+    ),
+    code(
+        """
+h_value = h.item()
+local = {"out": {"p": 1.0, "q": 1.0}, "p": {"h": 3.0}, "q": {"h": 2 * h_value}, "h": {"x": 2.0}}
+
+
+def run(order):
+    received = {"out": 1.0}
+    for name in order:
+        for target, derivative in local.get(name, {}).items():
+            received[target] = received.get(target, 0.0) + received.get(name, 0.0) * derivative
+    return received["x"]
+
+
+print("depth first gives x.grad =", run(naive_order))
+print("topological order gives  =", run(engine_order), "  autogradviz:", x.grad.item())
+assert run(engine_order) == x.grad.item() and run(naive_order) == 3.0 * 2.0
+"""
+    ),
+    md(
+        """
+A walk that ran a node again each time more gradient arrived would end with 14 too, but it
+would run `h`'s node twice, and in a chain of $n$ diamonds the nodes at the bottom would run
+$2^n$ times. A topological order runs every node once, with its gradient complete.
+
+**Source tour.** [autogradviz/engine.py](../../autogradviz/engine.py), function `_dependencies`
+counts, for every node, how many edges lead into it; function `topological_order` starts from the
+nodes with no arrows in and releases a node when its count reaches zero (Kahn's algorithm);
+function `backward_steps` runs the nodes in that order and adds the arriving gradients.
+""",
+        """
+如果每次有新梯度到达就让节点再运行一次，最后也能得到 14，但 `h` 的节点要运行两次；
+而在 $n$ 个菱形串成的链上，最底部的节点要运行 $2^n$ 次。拓扑顺序让每个节点只运行一次，而且运行时梯度已经完整。
+
+**源码导览。** [autogradviz/engine.py](../../autogradviz/engine.py) 中，函数 `_dependencies`
+统计每个节点有几条边指向它；函数 `topological_order` 从没有入边的节点开始，某个节点的计数降到 0 时
+就放行它（Kahn 算法）；函数 `backward_steps` 按这个顺序运行各节点，并把到达的梯度累加起来。
+""",
+    ),
+    md(
+        """
 ## Broadcasting, undone
 
 `X + bias` with `X` of shape (2, 3) and `bias` of shape (3,) adds `bias` to each row:
 broadcasting used every element of `bias` twice. Each use receives its own gradient, so the
 gradient of `bias` is their **sum**: the engine sums the arriving gradient over the broadcast axes
-(axis 0 here) to get back to `bias`'s shape. To make the numbers visible, backward starts here from
-a gradient of weights `G` instead of ones (the `gradient=` argument of lesson 05), so
+(axis 0 here) to get back to `bias`'s shape (function `sum_to` in
+[autogradviz/ops/broadcast.py](../../autogradviz/ops/broadcast.py)). To make the numbers visible, backward starts here from
+a gradient of weights `G` instead of ones (the `gradient=` argument of lesson 2), so
 `bias.grad` is `G` summed over its rows.
 """,
         """
@@ -500,8 +646,8 @@ a gradient of weights `G` instead of ones (the `gradient=` argument of lesson 05
 
 `X` 的形状是 (2, 3)，`bias` 的形状是 (3,)，`X + bias` 会把 `bias` 加到每一行上：
 广播让 `bias` 的每个元素都被用了两次。每一次使用都会收到自己的那份梯度，所以 `bias` 的梯度是它们的**和**：
-引擎沿着被广播的轴（这里是第 0 轴）把到达的梯度加起来，恢复成 `bias` 的形状。为了让数字更直观，
-这里的反向传播不从全 1 开始，而是从一个权重梯度 `G` 开始（即第 05 课的 `gradient=` 参数），
+引擎沿着被广播的轴（这里是第 0 轴）把到达的梯度加起来，恢复成 `bias` 的形状（[autogradviz/ops/broadcast.py](../../autogradviz/ops/broadcast.py) 中的函数 `sum_to`）。为了让数字更直观，
+这里的反向传播不从全 1 开始，而是从一个权重梯度 `G` 开始（即第 2 课的 `gradient=` 参数），
 于是 `bias.grad` 就是 `G` 按行相加的结果。
 """,
     ),
@@ -524,6 +670,81 @@ print(f"{sent.target_name}: gradient of shape {sent.shape_before}, summed over a
 broadcast.apply()
 print("bias.grad:", bias.grad)
 """
+    ),
+    md(
+        """
+## What backward costs: about two forward passes
+
+For $Y = XW$ with $X$ of shape $(m, k)$ and $W$ of shape $(k, n)$, the forward product costs
+$m \\cdot k \\cdot n$ multiply-adds. Backward receives $G = \\partial L / \\partial Y$, of shape
+$(m, n)$, and computes
+
+$$\\frac{\\partial L}{\\partial X} = G\\,W^\\top \\quad (m \\cdot n \\cdot k), \\qquad
+\\frac{\\partial L}{\\partial W} = X^\\top G \\quad (k \\cdot m \\cdot n):$$
+
+two products of the same size as the forward one. So backward costs about **twice** the forward
+pass, a little less because no gradient is computed for the data $X$ of the first layer (the node
+skips an input without an edge: `Node.needs` in
+[autogradviz/core/graph.py](../../autogradviz/core/graph.py)). Count it on a chain of four
+layers, reading the shapes from the engine's own steps:
+""",
+        """
+## 反向传播的代价：大约两次前向传播
+
+对 $Y = XW$，$X$ 的形状是 $(m, k)$，$W$ 的形状是 $(k, n)$，前向的矩阵乘法要做 $m \\cdot k \\cdot n$ 次乘加。
+反向传播收到形状为 $(m, n)$ 的 $G = \\partial L / \\partial Y$，然后计算
+
+$$\\frac{\\partial L}{\\partial X} = G\\,W^\\top \\quad (m \\cdot n \\cdot k), \\qquad
+\\frac{\\partial L}{\\partial W} = X^\\top G \\quad (k \\cdot m \\cdot n)：$$
+
+两次与前向同样大小的乘法。所以反向传播的代价大约是前向的**两倍**；实际略少一点，因为第一层的数据 $X$
+不需要梯度（节点会跳过没有边的输入：[autogradviz/core/graph.py](../../autogradviz/core/graph.py) 中的
+`Node.needs`）。在一条四层的链上数一数，形状直接从引擎自己的步骤里读出来：
+""",
+    ),
+    code(
+        """
+def multiply_adds(a_shape, b_shape):
+    \"\"\"An (m, k) @ (k, n) product: m · k · n multiply-adds.\"\"\"
+    (m, k), (k_again, n) = a_shape, b_shape
+    assert k == k_again
+    return m * k * n
+
+
+data = agv.randn(32, 20)  # a batch of 32, needs no gradient
+weights = [agv.randn(20, 20, requires_grad=True) for _ in range(4)]
+forward_cost, hidden = 0, data
+for weight in weights:
+    forward_cost += multiply_adds(hidden.shape, weight.shape)
+    hidden = hidden @ weight
+loss = hidden.sum()
+
+backward_cost = 0
+for step in agv.backward_steps([loss], [agv.ones_like(loss)], retain_graph=True, accumulate=False):
+    if step.node.name() == "MmBackward0":
+        g = step.grad  # upstream gradient, shape (m, n)
+        to_input, to_weight = step.sent  # None where no gradient is wanted
+        if to_input is not None:  # G @ Wᵀ: (m, n) @ (n, k), for the input of shape (m, k)
+            backward_cost += multiply_adds(g.shape, (g.shape[1], to_input.shape[1]))
+        if to_weight is not None:  # Xᵀ @ G: (k, m) @ (m, n), for the weight of shape (k, n)
+            backward_cost += multiply_adds((to_weight.shape[0], g.shape[0]), g.shape)
+
+print("forward multiply-adds: ", forward_cost)
+print("backward multiply-adds:", backward_cost, f"= {backward_cost / forward_cost:.2f} × forward")
+layers = len(weights)
+assert backward_cost == (2 * layers - 1) * forward_cost // layers  # every layer twice, but no gradient for data
+"""
+    ),
+    md(
+        """
+With four layers the ratio is $(2 \\cdot 4 - 1) / 4 = 1.75$; the deeper the network, the closer to 2.
+Backward also needs memory: the saved tensors of every node (here each layer's input $X$, for
+$X^\\top G$) stay alive from the forward pass until backward has used them.
+""",
+        """
+四层时比值是 $(2 \\cdot 4 - 1) / 4 = 1.75$；网络越深，越接近 2。反向传播还需要内存：
+每个节点保存的张量（这里是每一层的输入 $X$，用来算 $X^\\top G$）从前向传播一直活到反向传播用完它们为止。
+""",
     ),
     md(
         """
@@ -571,41 +792,50 @@ print("answer [20, 8]:", quiz.check([20.0, 8.0]))
 ### Exercise 1: where paths meet
 
 Let `p = 1` and `q = 3` (both requiring gradient) and `f = (p + q) * q`. `q` is used twice, so
-its gradient arrives along two paths. Build a `BackwardStepper` for `f`, find the step where the
-two paths meet at `q`, and set `q_before`, `q_new` and `q_after` (plain floats) to what was
-already there, what arrived, and their sum.
+its gradient arrives along two paths: straight from the multiplication (as its right-hand input),
+and through the sum `p + q`. Derive each by hand, upstream × local derivative, without running
+backward: set `via_product` to what the multiplication sends to `q` directly, `via_sum` to what
+reaches `q` through the sum, and `total` to `q`'s gradient. The check steps through the real
+backward and finds the moment the two paths meet.
 """,
         """
 ## 练习
 
 ### 练习 1：路径汇合之处
 
-设 `p = 1`、`q = 3`（都需要梯度），`f = (p + q) * q`。`q` 被用了两次，所以它的梯度沿两条路径到达。
-为 `f` 建一个 `BackwardStepper`，找出两条路径在 `q` 处汇合的那一步，把 `q_before`、`q_new`、`q_after`
-（普通浮点数）分别设为已经在那里的值、新到达的值，以及两者之和。
+设 `p = 1`、`q = 3`（都需要梯度），`f = (p + q) * q`。`q` 被用了两次，所以它的梯度沿两条路径到达：
+一条直接来自乘法（`q` 是乘法的右侧输入），另一条经过加法 `p + q`。不运行反向传播，按“上游梯度 × 局部导数”
+手算每一条：把乘法直接送给 `q` 的值存为 `via_product`，经过加法到达 `q` 的值存为 `via_sum`，
+`q` 的梯度存为 `total`。检查单元会逐步运行真正的反向传播，找到两条路径汇合的那一刻。
 """,
     ),
     *exercise(
         "06.1",
-        answers=("q_before", "q_new", "q_after"),
+        answers=("via_product", "via_sum", "total"),
         solution="""
+# f = s * q with s = p + q = 4: the product sends 1 × s = 4 to q, and 1 × q = 3 to s;
+# the sum passes its 3 on unchanged (local derivative 1), so q gets 4 + 3 = 7
+via_product = 4.0
+via_sum = 3.0
+total = via_product + via_sum
+""",
+        check="""
 p = agv.tensor(1.0, requires_grad=True)
 q = agv.tensor(3.0, requires_grad=True)
 f = (p + q) * q
-ex1 = agv.BackwardStepper(f, names=locals())
-for step in ex1.steps:
-    for sent in step.sent:
-        if sent.before is not None and sent.target_name == "q":
-            q_before, q_new, q_after = float(sent.before), float(sent.value), float(sent.after)
-print(q_before, "+", q_new, "=", q_after)
-""",
-        check="""
-assert q_before + q_new == q_after, "after should be before + new"
-assert sorted([q_before, q_new]) == [3.0, 4.0], (
-    "one path is the product: df/dq = p + q = 4; the other goes through the sum: q × 1 = 3"
+meeting = [
+    sent for step in agv.BackwardStepper(f, names=locals()).steps for sent in step.sent
+    if sent.before is not None and sent.target_name == "q"
+]
+assert len(meeting) == 1, "the two paths meet once, at q"
+arrived = sorted([float(meeting[0].before), float(meeting[0].value)])
+assert sorted([via_product, via_sum]) == arrived, (
+    f"you have {via_product} and {via_sum}; the stepper saw {arrived}: the product sends q the other factor, "
+    "p + q, and sends p + q the factor q, which the sum passes on times 1"
 )
-assert q_after == 7.0, "df/dq = (p + q) + q = 7 at p = 1, q = 3"
-print("Right: the two paths add up to df/dq = 7.")
+assert via_product == 4.0, "the multiplication's local derivative for its right input q is its left input, p + q = 4"
+assert total == float(meeting[0].after) == 7.0, "q's gradient is the sum of both paths: df/dq = (p + q) + q"
+print("Right: the two paths, 4 and 3, add up to df/dq = 7.")
 """,
     ),
     md(
@@ -674,7 +904,7 @@ The check cell runs a quiz stepper on your first answer.
 - `first_answer`：第一步（产生 `out` 的节点）送出的梯度，写成 `[给 u * v 的, 给 w 的]`；
 - `u_grad` 和 `v_grad`：最终落到 `u.grad` 和 `v.grad` 里的梯度。
 
-检查单元会用测验模式的 stepper 来检验你的第一个答案。
+检查单元会用测验模式的逐步演示器来检验你的第一个答案。
 """,
     ),
     *exercise(

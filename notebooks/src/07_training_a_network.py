@@ -1,4 +1,4 @@
-"""Lesson 07: training a network. Model, loss and optimizer take over what lessons 02-04 did
+"""Lesson 7: training a network. Model, loss and optimizer take over what lessons 2–4 did
 by hand: an MLP on two moons under a TrainingMonitor, then the Paddle tutorial's VGG-11 step.
 
     cd notebooks/src && ../../.venv/bin/python 07_training_a_network.py
@@ -9,9 +9,9 @@ from lesson import build, code, exercise, md, setup
 cells = [
     md(
         """
-# 07 Training a network
+# Lesson 7 · Training a network
 
-In lessons 02–04 you did every part of training yourself: you built the graph, called `backward()`,
+In lessons 2–4 you did every part of training yourself: you built the graph, called `backward()`,
 read `.grad`, updated the weights with `w.data -= lr * w.grad`, and zeroed the gradients before the next
 round. Real training code hands these chores to three objects:
 
@@ -23,12 +23,13 @@ round. Real training code hands these chores to three objects:
 
 `loss.backward()` in the middle is the very same engine walk as before: it fills every parameter's `.grad`.
 This lesson trains a small network on a toy dataset, then runs the Paddle tutorial's single training step
-on VGG-11, a network with 133 million parameters.
+on VGG-11, a network with 133 million parameters. On the way, it checks autogradviz's gradients
+against real PyTorch. Terms are in the [glossary](../glossary.md).
 """,
         """
-# 07 训练一个网络
+# 第 7 课 · 训练一个网络
 
-在第 02–04 课里，训练的每一步都是你亲手完成的：搭建计算图，调用 `backward()`，读取 `.grad`，
+在第 2–4 课里，训练的每一步都是你亲手完成的：搭建计算图，调用 `backward()`，读取 `.grad`，
 用 `w.data -= lr * w.grad` 更新权重，并在下一轮之前把梯度清零。真正的训练代码把这些杂事交给三个对象：
 
 - **模型**（一个 `agv.nn.Module`）持有参数，负责**前向传播**：输入 → 预测；
@@ -36,7 +37,8 @@ on VGG-11, a network with 133 million parameters.
 - **优化器**（这里是 `agv.optim.Adam`）根据梯度**更新**参数（`step()`），并**清空**梯度（`zero_grad()`）。
 
 夹在中间的 `loss.backward()` 和之前完全一样，还是那次引擎遍历：它把每个参数的 `.grad` 填好。
-本课先在一个玩具数据集上训练一个小网络，再照着 Paddle 教程，在拥有 1.33 亿个参数的 VGG-11 上走完一步训练。
+本课先在一个玩具数据集上训练一个小网络，再照着 Paddle 教程，在拥有 1.33 亿个参数的 VGG-11 上走完一步训练。中途还会拿真正的 PyTorch
+来核对 autogradviz 算出的梯度。术语见[术语表](../glossary.md)。
 """,
     ),
     setup(
@@ -54,14 +56,14 @@ F = agv.nn.functional  # the usual short name, as in PyTorch's `import torch.nn.
 
 `agv.data.two_moons(n, noise, seed)` returns `n` points `X` of shape `(n, 2)` (float32) and their labels `y`
 (0 or 1, int64): two interleaved half circles. No straight line separates them, so the logistic regression
-of lesson 04 cannot; a network with a hidden layer can. A second set drawn with another seed is the
+of lesson 4 cannot; a network with a hidden layer can. A second set drawn with another seed is the
 **test set**: points the network never trains on, to check that it learned the shape and not just the points.
 """,
         """
 ## 数据：两个月牙
 
 `agv.data.two_moons(n, noise, seed)` 返回 `n` 个点 `X`（形状 `(n, 2)`，float32）以及它们的标签 `y`
-（0 或 1，int64）：两个互相交错的半圆。没有哪条直线能把它们分开，所以第 04 课的逻辑回归做不到，
+（0 或 1，int64）：两个互相交错的半圆。没有哪条直线能把它们分开，所以第 4 课的逻辑回归做不到，
 而带隐藏层的网络可以。用另一个种子再生成一组数据作为**测试集**：网络训练时从没见过这些点，
 用它来检验网络学到的是月牙的形状，而不是死记住了训练点。
 """,
@@ -145,7 +147,7 @@ print("numbers to learn:", sum(p.numel() for p in net.parameters()))
 Before the loop, one step slowly. The optimizer is given the parameters it will update. `Adam(params, lr=...)`
 is PyTorch's spelling; `Adam(learning_rate=..., parameters=...)`, Paddle's, works too (the VGG-11 part uses it).
 
-As in lesson 04, a parameter's `.grad` is `None` until the first `backward()`.
+As in lesson 4, a parameter's `.grad` is `None` until the first `backward()`.
 """,
         """
 ## 一步训练，拆开来看
@@ -153,7 +155,7 @@ As in lesson 04, a parameter's `.grad` is `None` until the first `backward()`.
 进入循环之前，先慢慢走一步。创建优化器时要告诉它更新哪些参数。`Adam(params, lr=...)` 是 PyTorch 的写法；
 Paddle 的写法 `Adam(learning_rate=..., parameters=...)` 也能用（后面 VGG-11 部分就用它）。
 
-和第 04 课一样，在第一次 `backward()` 之前，参数的 `.grad` 是 `None`。
+和第 4 课一样，在第一次 `backward()` 之前，参数的 `.grad` 是 `None`。
 """,
     ),
     code(
@@ -207,12 +209,22 @@ its `.grad`; `opt.zero_grad()` forgets the gradients, so the next `backward()` d
 them to `None`, as PyTorch does). Adam divides each gradient by a running average of its size, so on its
 very first step every weight moves by about `lr` = 0.01, up or down according to the sign of its gradient;
 only a weight whose gradient is exactly zero stays put (above, the third unit's ReLU is off for every point).
+
+**Source tour.** [autogradviz/nn/module.py](../../autogradviz/nn/module.py), class `Module`, method
+`named_parameters`, finds the parameters; [autogradviz/nn/losses.py](../../autogradviz/nn/losses.py), function
+`cross_entropy`; [autogradviz/optim.py](../../autogradviz/optim.py), method `Optimizer.step`, which calls
+`Adam._update` for each parameter, and method `Optimizer.zero_grad`.
 """,
         """
 **优化器**现在接手你以前手写的工作。`opt.step()` 利用每个参数的 `.grad` 原地修改参数；`opt.zero_grad()`
 丢掉这些梯度，这样下一次 `backward()` 就不会在旧梯度上累加（和 PyTorch 一样，它把梯度设为 `None`）。
 Adam 会用梯度大小的滑动平均去除每个梯度，所以在第一步里，每个权重都移动大约 `lr` = 0.01，
 方向由梯度的符号决定；只有梯度恰好为零的权重不动（上面第三个神经元的 ReLU 对所有点都处于关闭状态）。
+
+**源码导览。** [autogradviz/nn/module.py](../../autogradviz/nn/module.py) 中类 `Module` 的方法 `named_parameters`
+负责找出参数；[autogradviz/nn/losses.py](../../autogradviz/nn/losses.py) 中的函数 `cross_entropy`；
+[autogradviz/optim.py](../../autogradviz/optim.py) 中的方法 `Optimizer.step`（它对每个参数调用
+`Adam._update`）和方法 `Optimizer.zero_grad`。
 """,
     ),
     code(
@@ -222,6 +234,89 @@ opt.step()
 print("bias change:", (first.bias.detach() - before)[:4])
 opt.zero_grad()
 print("grad after zero_grad:", first.bias.grad)
+"""
+    ),
+    md(
+        """
+## Check against PyTorch
+
+autogradviz follows PyTorch's rules, so the same model with the same weights on the same data must
+get the same gradients from real PyTorch. Below, a tiny network `mlp([2, 3, 2])` on four points,
+built twice: once in autogradviz, once in PyTorch with the weights copied over. The drawings and
+the stepper read PyTorch's own graph too (the bridge in
+[autogradviz/torch/graph.py](../../autogradviz/torch/graph.py), class `TorchNode`, reads a torch
+`grad_fn` as the same kind of node the drawings know). PyTorch is optional: without it, the cell
+says so and the lesson goes on.
+""",
+        """
+## 与 PyTorch 核对
+
+autogradviz 遵循 PyTorch 的规则，所以同样的模型、同样的权重、同样的数据，在真正的 PyTorch 里必须得到同样的梯度。
+下面把一个很小的网络 `mlp([2, 3, 2])` 在四个点上搭两遍：一遍用 autogradviz，一遍用 PyTorch，并把权重复制过去。
+画图和逐步演示器也能读取 PyTorch 自己的计算图（桥接代码在
+[autogradviz/torch/graph.py](../../autogradviz/torch/graph.py) 的类 `TorchNode` 中：它把 torch 的
+`grad_fn` 读成画图所认识的那种节点）。PyTorch 不是必需的：没有安装时，这个单元会说明这一点，课程照常继续。
+""",
+    ),
+    code(
+        """
+import numpy as np
+
+try:
+    import torch
+except ImportError:
+    torch = None
+    print("PyTorch is not installed: skipping the comparison (pip install torch to run it).")
+
+agv.manual_seed(0)
+tiny = agv.models.mlp([2, 3, 2])
+few_points, few_labels = X[:4], y[:4]
+tiny_loss = F.cross_entropy(tiny(few_points), few_labels)
+tiny_loss.backward()
+
+if torch is not None:
+    torch_tiny = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU(), torch.nn.Linear(3, 2))
+    torch_tiny.load_state_dict({name: torch.tensor(p.detach().numpy()) for name, p in tiny.named_parameters()})
+    torch_loss = torch.nn.functional.cross_entropy(
+        torch_tiny(torch.tensor(few_points.numpy())), torch.tensor(few_labels.numpy())
+    )
+    torch_loss.backward(retain_graph=True)  # keep the graph: the stepper below walks it again
+    # float32 sums may differ in the last digit between the two libraries: compare, do not print both
+    print(f"loss {tiny_loss.item():.4f}; PyTorch agrees: {np.isclose(tiny_loss.item(), torch_loss.item())}")
+    for (name, p), (_, tp) in zip(tiny.named_parameters(), torch_tiny.named_parameters()):
+        same = np.allclose(p.grad.numpy(), tp.grad.numpy(), atol=1e-6)
+        print(f"{name:8s} gradients agree: {same}")
+        assert same, name
+"""
+    ),
+    md(
+        """
+PyTorch's backward graph, drawn by autogradviz (`model=` names the parameters by their place in
+the network; PyTorch's node names, like `AddmmBackward0`, are its own):
+""",
+        """
+由 autogradviz 画出的 PyTorch 反向图（`model=` 按参数在网络中的位置给它们命名；`AddmmBackward0`
+这样的节点名是 PyTorch 自己的）：
+""",
+    ),
+    code(
+        """
+agv.draw(torch_loss, kind="backward", model=torch_tiny) if torch is not None else None
+"""
+    ),
+    md(
+        """
+And PyTorch's backward, one node at a time, on the same backward graph: the stepper records one real
+torch backward with hooks and replays it, so every number in its panel is PyTorch's.
+""",
+        """
+再把 PyTorch 的反向传播一个节点一个节点地走一遍：逐步演示器用钩子记录一次真正的 torch 反向传播再重放，
+所以面板里的每个数字都是 PyTorch 算出来的。
+""",
+    ),
+    code(
+        """
+agv.BackwardStepper(torch_loss, model=torch_tiny, kind="backward") if torch is not None else None
 """
     ),
     md(
@@ -247,7 +342,7 @@ The speed (steps per second) and the time left are measured on your machine, so 
 
 `agv.viz.TrainingMonitor(total, model=..., mode=...)` 负责监视训练循环：进度条、损失曲线、你传给 `update()`
 的各项指标，以及每一层梯度的大小。在 `backward()` 之后、下一次 `zero_grad()` 之前（梯度还在的时候）调用
-`monitor.update(loss, accuracy=...)`，最后调用 `monitor.finish()`。`mode="widget"` 在 Jupyter 里显示成控件；
+`monitor.update(loss, accuracy=...)`，最后调用 `monitor.finish()`。`mode="widget"` 在 Jupyter 里显示成小部件；
 `mode="text"` 则在终端里打印一行进度。
 速度（每秒步数）和剩余时间是在你的机器上实际测得的，所以每次运行都会不同。
 """,
@@ -387,14 +482,14 @@ print(f"largest change {change.max().item():.4f}, share of weights that moved {(
 In a real training loop this would repeat, with `opt.clear_grad()` (Paddle) or `opt.zero_grad()` (PyTorch)
 before each backward, over batches of real images. That is all a framework's training loop is: the forward
 pass builds the graph, `backward()` walks it to fill `.grad`, and the optimizer reads `.grad`, updates the
-weights and clears the gradients. Lessons 02–04 showed each of those pieces by hand.
+weights and clears the gradients. Lessons 2–4 showed each of those pieces by hand.
 
 ## Exercises
 """,
         """
 在真正的训练循环里，这一步会在一批批真实图片上反复进行，每次反向传播之前调用 `opt.clear_grad()`（Paddle）
 或 `opt.zero_grad()`（PyTorch）。框架的训练循环说到底就是这些：前向传播搭建计算图，`backward()`
-遍历它、填好 `.grad`，优化器读取 `.grad`、更新权重、再清空梯度。第 02–04 课已经把每一块都手工演示过了。
+遍历它、填好 `.grad`，优化器读取 `.grad`、更新权重、再清空梯度。第 2–4 课已经把每一块都手工演示过了。
 
 ## 练习
 """,
@@ -428,21 +523,25 @@ print("Correct: more than three quarters of VGG-11's weights are in its first fu
     ),
     md(
         """
-**Exercise 2.** What goes wrong without `zero_grad()`? Using the trained `net`, clear its gradients with
-`net.zero_grad()`, then compute `F.cross_entropy(net(X), y)` and call `backward()` on it **twice** (building
-the loss afresh each time). Store a copy of `net[0].weight.grad` after the first backward as `first`
-(use `.clone()`), and the gradient after the second as `second`.
+**Exercise 2.** What goes wrong without `zero_grad()`? First **predict**: if you clear the trained `net`'s
+gradients with `net.zero_grad()`, then compute `F.cross_entropy(net(X), y)` and call `backward()` on it
+**twice** (building the loss afresh each time), what is the ratio of `net[0].weight.grad` after the second
+backward to the gradient after the first? Set `predicted_ratio` to that number. Then do it: store a copy of
+the gradient after the first backward as `first` (use `.clone()`), and the gradient after the second as
+`second`.
 """,
         """
-**练习 2.** 不调用 `zero_grad()` 会出什么问题？用训练好的 `net`：先用 `net.zero_grad()` 清空梯度，
-然后计算 `F.cross_entropy(net(X), y)` 并调用 `backward()`，**重复两次**（每次都重新计算损失）。
-把第一次反向传播后 `net[0].weight.grad` 的副本（用 `.clone()`）存为 `first`，第二次之后的梯度存为 `second`。
+**练习 2.** 不调用 `zero_grad()` 会出什么问题？先**预测**：对训练好的 `net`，先用 `net.zero_grad()` 清空梯度，
+再计算 `F.cross_entropy(net(X), y)` 并调用 `backward()`，**重复两次**（每次都重新计算损失），那么第二次反向传播后
+`net[0].weight.grad` 与第一次之后的梯度之比是多少？把这个数存为 `predicted_ratio`。然后动手验证：
+把第一次反向传播后梯度的副本（用 `.clone()`）存为 `first`，第二次之后的梯度存为 `second`。
 """,
     ),
     *exercise(
         "07.2",
-        answers=("first", "second"),
+        answers=("predicted_ratio", "first", "second"),
         solution="""
+predicted_ratio = 2.0  # the same loss twice: backward adds the same gradient to .grad a second time
 net.zero_grad()
 F.cross_entropy(net(X), y).backward()
 first = net[0].weight.grad.clone()
@@ -452,6 +551,9 @@ print(first[:2])
 print(second[:2])
 """,
         check="""
+assert predicted_ratio == 2, (
+    f"you predicted {predicted_ratio}: the second backward computes the same gradient, and .grad adds it to what is there"
+)
 assert first is not second, "first must be a copy (.clone()): the same tensor changes during the second backward"
 assert (second - 2 * first).abs().max().item() < 1e-5 * (1 + first.abs().max().item()), (
     "the second gradient should be twice the first: backward adds to .grad until it is zeroed"
@@ -461,27 +563,46 @@ print("Correct: gradients accumulate, which is why every training step starts wi
     ),
     md(
         """
-**Exercise 3.** Write a training loop yourself, in Paddle's spellings. Make a new network
-`small = agv.models.mlp([2, 8, 2], activation="tanh")`, an optimizer
-`agv.optim.Adam(learning_rate=0.05, parameters=small.parameters())`, and train on all of `X, y` at once
-(no DataLoader) for 200 steps, clearing the gradients with `clear_grad()`. Then store `small_accuracy`,
-the accuracy of `small` on the test set `X_test, y_test`, as a float. Aim for at least 0.9.
+**Exercise 3.** Bug hunt. This loop, in Paddle's spellings, trains for 200 steps, yet the network learns
+nothing: its test accuracy stays at chance level. Find the misplaced line, set `misplaced` to it (the
+line's code, as a string), and fix the loop, so that `small_accuracy`, the accuracy of `small` on the test
+set `X_test, y_test` as a float, reaches at least 0.9.
+
+```python
+small = agv.models.mlp([2, 8, 2], activation="tanh")
+small_opt = agv.optim.Adam(learning_rate=0.05, parameters=small.parameters())
+for _ in range(200):
+    small_loss = F.cross_entropy(small(X), y)
+    small_loss.backward()
+    small_opt.clear_grad()
+    small_opt.step()
+```
 """,
         """
-**练习 3.** 用 Paddle 的写法自己写一个训练循环。新建网络 `small = agv.models.mlp([2, 8, 2], activation="tanh")`
-和优化器 `agv.optim.Adam(learning_rate=0.05, parameters=small.parameters())`，每一步都用全部的 `X, y`
-训练（不用 DataLoader），共 200 步，用 `clear_grad()` 清空梯度。然后把 `small` 在测试集 `X_test, y_test`
-上的准确率以浮点数形式存为 `small_accuracy`。目标是至少 0.9。
+**练习 3.** 找 bug。下面这个用 Paddle 写法写的循环训练了 200 步，网络却什么也没学到：它在测试集上的准确率一直停留在瞎猜的水平。
+找出位置放错的那一行，把它（这一行的代码，作为字符串）存为 `misplaced`，再修好循环，使 `small` 在测试集
+`X_test, y_test` 上的准确率（浮点数，存为 `small_accuracy`）至少达到 0.9。
+
+```python
+small = agv.models.mlp([2, 8, 2], activation="tanh")
+small_opt = agv.optim.Adam(learning_rate=0.05, parameters=small.parameters())
+for _ in range(200):
+    small_loss = F.cross_entropy(small(X), y)
+    small_loss.backward()
+    small_opt.clear_grad()
+    small_opt.step()
+```
 """,
     ),
     *exercise(
         "07.3",
-        answers=("small_accuracy",),
+        answers=("misplaced", "small_accuracy"),
         solution="""
+misplaced = "small_opt.clear_grad()"  # it zeroed the gradients between backward() and step()
 small = agv.models.mlp([2, 8, 2], activation="tanh")
 small_opt = agv.optim.Adam(learning_rate=0.05, parameters=small.parameters())
 for _ in range(200):
-    small_opt.clear_grad()
+    small_opt.clear_grad()  # first clear, then backward, then step
     small_loss = F.cross_entropy(small(X), y)
     small_loss.backward()
     small_opt.step()
@@ -490,9 +611,13 @@ with agv.no_grad():
 print(f"loss {small_loss.item():.4f}, test accuracy {small_accuracy:.3f}")
 """,
         check="""
+assert misplaced.strip() == "small_opt.clear_grad()", (
+    f"{misplaced!r} is where it should be; look for the line that runs between backward() and step(): "
+    "what gradient does step() then see?"
+)
 assert isinstance(small_accuracy, float), "small_accuracy should be a Python float: use .item()"
 assert small_accuracy >= 0.9, (
-    f"test accuracy {small_accuracy:.3f} is below 0.9: does every step call clear_grad(), backward() and step()?"
+    f"test accuracy {small_accuracy:.3f} is below 0.9: each step should clear, then backward(), then step()"
 )
 print("Correct: a hidden layer of 8 tanh units is enough to bend the boundary around the moons.")
 """,

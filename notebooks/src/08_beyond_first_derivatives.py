@@ -1,4 +1,4 @@
-"""Lesson 08: beyond first derivatives. create_graph and second derivatives (with a plot and
+"""Lesson 8: beyond first derivatives. create_graph and second derivatives (with a plot and
 Newton's method), gradient hooks, and gradcheck on functions the learner writes.
 
     cd notebooks/src && ../../.venv/bin/python 08_beyond_first_derivatives.py
@@ -9,22 +9,26 @@ from lesson import build, code, exercise, md, setup
 cells = [
     md(
         """
-# 08 Beyond first derivatives
+# Lesson 8 · Beyond first derivatives
 
 So far `backward()` has given first derivatives, and you have taken them on trust. This lesson adds three tools:
 
 - **`create_graph=True`**: differentiate a derivative again, for second (and third...) derivatives;
 - **hooks**: run your own function on a gradient while backward passes through, to watch it or to change it;
 - **`agv.gradcheck`**: test a gradient against finite differences, to catch a function whose backward is wrong.
+
+Terms are in the [glossary](../glossary.md).
 """,
         """
-# 08 一阶导数之外
+# 第 8 课 · 一阶导数之外
 
 到目前为止，`backward()` 给出的都是一阶导数，而且你一直默认它是对的。本课介绍三个新工具：
 
 - **`create_graph=True`**：对导数再求导，得到二阶（乃至三阶……）导数；
 - **钩子（hook）**：在反向传播经过时对梯度执行你自己的函数，用来观察梯度或修改梯度；
 - **`agv.gradcheck`**：用有限差分检验梯度，揪出反向传播算错的函数。
+
+术语见[术语表](../glossary.md)。
 """,
     ),
     setup(
@@ -46,6 +50,11 @@ other result, with its own `grad_fn`, and can be differentiated again.
 
 `agv.grad(outputs, inputs)` returns the gradients as a tuple, one per input, and leaves `.grad` alone.
 Take `y = x³` at `x = 2`: the formulas say `y' = 3x² = 12`, `y'' = 6x = 12` and `y''' = 6`.
+
+**Source tour.** [autogradviz/engine.py](../../autogradviz/engine.py), function `backward_steps`, picks the
+array namespace each node computes with: `numpy_math` normally, `tensor_math` (autogradviz's own recorded
+ops) when `create_graph=True`; each node's formula is its `vjp(xp, g, ...)` method, for example
+`MulBackward0.vjp` in [autogradviz/ops/arithmetic.py](../../autogradviz/ops/arithmetic.py).
 """,
         """
 ## 导数本身也是一次计算
@@ -56,6 +65,11 @@ Take `y = x³` at `x = 2`: the formulas say `y' = 3x² = 12`, `y'' = 6x = 12` an
 
 `agv.grad(outputs, inputs)` 以元组形式返回梯度（每个输入一个），并且不会改动 `.grad`。
 以 `x = 2` 处的 `y = x³` 为例：按公式，`y' = 3x² = 12`，`y'' = 6x = 12`，`y''' = 6`。
+
+**源码导览。** [autogradviz/engine.py](../../autogradviz/engine.py) 中的函数 `backward_steps` 为每个节点选择计算所用的
+数组命名空间：平常用 `numpy_math`，`create_graph=True` 时用 `tensor_math`（autogradviz 自己的、会被记录的运算）；
+每个节点的公式就是它的 `vjp(xp, g, ...)` 方法，例如 [autogradviz/ops/arithmetic.py](../../autogradviz/ops/arithmetic.py)
+中的 `MulBackward0.vjp`。
 """,
     ),
     code(
@@ -215,8 +229,12 @@ for i in range(5):
 returns nothing, it only watches; if it returns a tensor, that tensor replaces the gradient and is what flows
 on. PyTorch and Paddle both have `register_hook` with this meaning.
 
+**Source tour.** [autogradviz/core/tensor.py](../../autogradviz/core/tensor.py), method
+`Tensor.register_hook`, stores the hook on the tensor's node (on the tensor itself for a leaf); [autogradviz/engine.py](../../autogradviz/engine.py),
+function `_run_hooks`, calls the hooks in order and passes on what they return.
+
 Watching is handy for an intermediate tensor, whose gradient backward does not keep in `.grad`
-(lesson 06 used `retain_grad()` for that):
+(lesson 6 used `retain_grad()` for that):
 """,
         """
 ## 钩子：在梯度经过时看一眼
@@ -224,7 +242,11 @@ Watching is handy for an intermediate tensor, whose gradient backward does not k
 `t.register_hook(fn)` 让反向传播在算出 `t` 的梯度时调用 `fn(grad)`。如果 `fn` 什么也不返回，它只是旁观；
 如果返回一个张量，这个张量就取代原来的梯度，继续往下传。PyTorch 和 Paddle 都有含义相同的 `register_hook`。
 
-对中间张量来说，旁观尤其有用：反向传播不会把中间张量的梯度保存在 `.grad` 里（第 06 课为此用过 `retain_grad()`）：
+**源码导览。** [autogradviz/core/tensor.py](../../autogradviz/core/tensor.py) 中的方法 `Tensor.register_hook`
+把钩子存到张量的节点上（叶子张量则存在它自己身上）；[autogradviz/engine.py](../../autogradviz/engine.py) 中的函数 `_run_hooks`
+依次调用这些钩子，并把它们返回的结果传下去。
+
+对中间张量来说，旁观尤其有用：反向传播不会把中间张量的梯度保存在 `.grad` 里（第 6 课为此用过 `retain_grad()`）：
 """,
     ),
     code(
@@ -276,7 +298,8 @@ next tool detects.
 Backward's gradient comes from formulas. A **finite difference** estimates the same derivative from the
 function's values alone: `(f(x + ε) − f(x − ε)) / 2ε` for a tiny ε. `agv.gradcheck(fn, inputs)` compares the two
 for every element of every input that requires grad, in float64 (where ε = 1e-6 is accurate), and returns
-`True`, or raises `GradcheckError` naming the worst mismatch.
+`True`, or raises `GradcheckError` naming the worst mismatch. (Source tour:
+[autogradviz/finite_differences.py](../../autogradviz/finite_differences.py), function `gradcheck`.)
 
 Write a function of your own, for example swish, `x · sigmoid(x)`, and check it:
 """,
@@ -289,6 +312,7 @@ Write a function of your own, for example swish, `x · sigmoid(x)`, and check it
 反向传播的梯度来自公式。**有限差分**则只用函数值来估计同一个导数：取一个很小的 ε，计算
 `(f(x + ε) − f(x − ε)) / 2ε`。`agv.gradcheck(fn, inputs)` 在 float64 精度下（此时 ε = 1e-6 足够准确），
 对每个需要梯度的输入的每个元素比较这两者：一致就返回 `True`，否则抛出 `GradcheckError`，并指出相差最大的元素。
+（源码导览：[autogradviz/finite_differences.py](../../autogradviz/finite_differences.py) 中的函数 `gradcheck`。）
 
 自己写一个函数试试，比如 swish，即 `x · sigmoid(x)`，然后检查它：
 """,
@@ -324,11 +348,11 @@ agv.gradcheck(weighted_swish, (x, w))
     md(
         """
 Now a broken version. It computes the same values, but it reads the sigmoid through `.data`, which autograd does
-not track (lesson 03): backward treats `sigmoid(x)` as a constant and misses the term `x · σ'(x)`. Nothing
+not track (lesson 3): backward treats `sigmoid(x)` as a constant and misses the term `x · σ'(x)`. Nothing
 complains, the values are right, and the gradient is silently wrong. gradcheck catches it:
 """,
         """
-再看一个有问题的版本。它算出的值完全一样，但它通过 `.data` 读取 sigmoid，而 autograd 不跟踪 `.data`（见第 03 课）：
+再看一个有问题的版本。它算出的值完全一样，但它通过 `.data` 读取 sigmoid，而 autograd 不跟踪 `.data`（见第 3 课）：
 反向传播把 `sigmoid(x)` 当成常数，漏掉了 `x · σ'(x)` 这一项。没有任何报错，函数值也对，梯度却悄无声息地错了。
 gradcheck 能把它揪出来：
 """,
@@ -363,18 +387,26 @@ write a function whose gradient you are not sure of.
     ),
     md(
         """
-**Exercise 1.** The second derivative of `tanh`: with `agv.grad` twice, compute `d2`, the second derivative of
-`tanh(x)` at x = 0.5. (The formula, to compare with: `tanh'' = −2·tanh·(1 − tanh²)`.)
+**Exercise 1.** Derive the second derivative of `tanh`. Starting from $\tanh' = 1 - \tanh^2$, differentiate
+once more with the chain rule and write the result as `tanh_second(t)`, a function of $t = \tanh(x)$ only.
+Then compute `d2`, the second derivative of `tanh(x)` at x = 0.5, with `agv.grad` twice; the check compares
+the two.
 """,
         """
-**练习 1.** `tanh` 的二阶导数：调用两次 `agv.grad`，算出 `tanh(x)` 在 x = 0.5 处的二阶导数，存为 `d2`。
-（可以用公式 `tanh'' = −2·tanh·(1 − tanh²)` 来对照。）
+**练习 1.** 推导 `tanh` 的二阶导数。从 $\tanh' = 1 - \tanh^2$ 出发，用链式法则再求一次导，
+把结果写成只含 $t = \tanh(x)$ 的函数 `tanh_second(t)`。然后调用两次 `agv.grad`，算出 `tanh(x)` 在 x = 0.5
+处的二阶导数，存为 `d2`；检查单元会比较这两者。
 """,
     ),
     *exercise(
         "08.1",
-        answers=("d2",),
+        answers=("tanh_second", "d2"),
         solution="""
+def tanh_second(t):
+    # d/dx (1 - t²) = -2t · dt/dx = -2t · (1 - t²)
+    return -2 * t * (1 - t**2)
+
+
 x = agv.tensor(0.5, dtype=agv.float64, requires_grad=True)
 (d1,) = agv.grad(x.tanh(), x, create_graph=True)
 (d2,) = agv.grad(d1, x)
@@ -383,44 +415,70 @@ print(d2)
         check="""
 import math
 
-expected = -2 * math.tanh(0.5) * (1 - math.tanh(0.5) ** 2)
-assert abs(float(d2) - expected) < 1e-5, (
-    f"d2 = {float(d2):.6f}, expected {expected:.6f}: did the first agv.grad use create_graph=True?"
+t = math.tanh(0.5)
+h = 1e-4  # a central difference of tanh' = 1 - tanh², independent of both answers
+numeric = ((1 - math.tanh(0.5 + h) ** 2) - (1 - math.tanh(0.5 - h) ** 2)) / (2 * h)
+assert abs(float(tanh_second(t)) - numeric) < 1e-6, (
+    f"tanh_second(tanh(0.5)) = {float(tanh_second(t)):.6f}, but tanh'' at 0.5 is about {numeric:.6f}: "
+    "differentiate 1 - t² with the chain rule, d(t²)/dx = 2t · dt/dx, and dt/dx = 1 - t²"
 )
-print("Correct:", round(expected, 6))
+assert abs(float(d2) - numeric) < 1e-6, (
+    f"d2 = {float(d2):.6f}, expected about {numeric:.6f}: did the first agv.grad use create_graph=True?"
+)
+print("Correct: tanh'' = -2t(1 - t²) =", round(float(tanh_second(t)), 6))
 """,
     ),
     md(
         """
-**Exercise 2.** A clipping hook. Make `w = agv.tensor([0.5, -3.0, 2.0], requires_grad=True)` and register a hook
-on it that clamps its gradient to [−1, 1] (`grad.clamp(-1, 1)`). Call `(w**2).sum().backward()` and store
-`w.grad.tolist()` as `clipped`. Then remove the hook, reset `w.grad = None`, run the same backward again and store
-`w.grad.tolist()` as `after_removal`.
+**Exercise 2.** Predict what a clipping hook does. Without running it, work out the two lists this code
+prints, and set `clipped` and `after_removal` to them (lists of floats); the check cell runs it.
+
+```python
+w = agv.tensor([0.5, -3.0, 2.0], requires_grad=True)
+handle = w.register_hook(lambda grad: grad.clamp(-1, 1))
+(w**2).sum().backward()
+print(w.grad.tolist())   # clipped
+handle.remove()
+(w**2).sum().backward()  # note: w.grad is not reset
+print(w.grad.tolist())   # after_removal
+```
 """,
         """
-**练习 2.** 裁剪梯度的钩子。创建 `w = agv.tensor([0.5, -3.0, 2.0], requires_grad=True)`，在它上面注册一个钩子，
-把梯度限制在 [−1, 1] 之内（`grad.clamp(-1, 1)`）。调用 `(w**2).sum().backward()`，把 `w.grad.tolist()` 存为
-`clipped`。然后摘掉钩子，令 `w.grad = None`，再做一次同样的反向传播，把 `w.grad.tolist()` 存为 `after_removal`。
+**练习 2.** 预测裁剪梯度的钩子会做什么。先别运行，推算出下面这段代码打印的两个列表，分别存为 `clipped` 和
+`after_removal`（浮点数列表）；检查单元会运行它。
+
+```python
+w = agv.tensor([0.5, -3.0, 2.0], requires_grad=True)
+handle = w.register_hook(lambda grad: grad.clamp(-1, 1))
+(w**2).sum().backward()
+print(w.grad.tolist())   # clipped
+handle.remove()
+(w**2).sum().backward()  # 注意：没有重置 w.grad
+print(w.grad.tolist())   # after_removal
+```
 """,
     ),
     *exercise(
         "08.2",
         answers=("clipped", "after_removal"),
         solution="""
+# 2w = [1, -6, 4], clamped to [-1, 1]: [1, -1, 1]
+clipped = [1.0, -1.0, 1.0]
+# without the hook the next backward sends 2w = [1, -6, 4] unclipped, and .grad adds it to [1, -1, 1]
+after_removal = [2.0, -7.0, 5.0]
+""",
+        check="""
 w = agv.tensor([0.5, -3.0, 2.0], requires_grad=True)
 handle = w.register_hook(lambda grad: grad.clamp(-1, 1))
 (w**2).sum().backward()
-clipped = w.grad.tolist()
+actual_clipped = w.grad.tolist()
 handle.remove()
-w.grad = None
 (w**2).sum().backward()
-after_removal = w.grad.tolist()
-print(clipped, after_removal)
-""",
-        check="""
-assert clipped == [1.0, -1.0, 1.0], f"the gradient 2w = [1, -6, 4] clamped to [-1, 1] is [1, -1, 1], got {clipped}"
-assert after_removal == [1.0, -6.0, 4.0], (
-    f"after handle.remove() (and w.grad = None) backward should give 2w = [1, -6, 4], got {after_removal}"
+assert clipped == actual_clipped, (
+    f"you predicted {clipped}: the gradient of (w**2).sum() is 2w = [1, -6, 4], and the hook clamps it to [-1, 1]"
+)
+assert after_removal == w.grad.tolist(), (
+    f"you predicted {after_removal}: the hook is gone, so 2w arrives unclipped, and .grad adds it to what was there"
 )
 print("Correct: the hook changed the gradient only while it was registered.")
 """,
