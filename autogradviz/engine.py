@@ -388,7 +388,8 @@ def root_gradients(outputs: list[Tensor], grad_outputs: list, create_graph: bool
                 raise RuntimeError(
                     f"grad can be implicitly created only for scalar outputs: this output has shape "
                     f"{t.shape}. Pass a gradient of that shape, for example "
-                    "y.backward(agv.ones_like(y)), or reduce y to a scalar first (y.sum())."
+                    "output.backward(agv.ones_like(output)), or reduce the output to a scalar first "
+                    "(output.sum())."
                 )
             g = _make(np.ones(t.shape, dtype=t._data.dtype))
         else:

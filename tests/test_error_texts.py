@@ -206,3 +206,18 @@ def test_nn_hints_name_dtypes_as_tensors_print_them(code):
     assert "agv." not in message
     assert str(agv.int64) in message and str(agv.tensor([1.0]).dtype) in message
     assert str(agv.int64) == str(torch.int64) and str(agv.float32) == str(torch.float32)
+
+
+def test_backward_of_a_non_scalar_names_no_variable_of_the_learner():
+    """Issue 15: the hint said `y.backward(agv.ones_like(y))` whatever the output was called,
+    and lesson 5's output is `z` while its `y` is an input. It says "output" now."""
+    x = agv.ones(3, requires_grad=True)
+    z = x * 2
+    with pytest.raises(RuntimeError) as raised:
+        z.backward()
+    assert str(raised.value) == (
+        "grad can be implicitly created only for scalar outputs: this output has shape "
+        "(3,). Pass a gradient of that shape, for example "
+        "output.backward(agv.ones_like(output)), or reduce the output to a scalar first (output.sum())."
+    )
+    assert x.grad is None

@@ -4,6 +4,7 @@ checked against torch, whose answer is computed here at test time."""
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -491,3 +492,43 @@ def test_an_empty_tensor_written_into_itself_by_index_is_refused_as_in_torch(sou
     assert_same(ours, theirs)
     if isinstance(theirs, tuple):
         assert TORCH_OVERLAP in ours[1]
+
+
+# -- a number too big for an integer tensor (fuzzer, seed 2222) --------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8", "bool"])
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), 1e10, 300.0, -1.0, 5.0])
+@pytest.mark.parametrize(
+    "form", ["mask, 0-d tensor", "mask, [value]", "int, number", "mask, number", "slice, number"]
+)
+def test_writing_a_number_into_an_int_tensor_checks_it_fits_as_torch(dtype, value, form):
+    """v[v > 0] = tensor(inf) on an int64 v wrote -2**63 (or, with an all-False mask, nothing)
+    where PyTorch raises: it converts the number to the dtype first (masked_fill_, fill_)."""
+
+    def write(lib, v):
+        if form == "mask, 0-d tensor":
+            v[v > 0] = lib.tensor(value)
+        elif form == "mask, [value]":
+            v[v > 0] = lib.tensor([value])
+        elif form == "int, number":
+            v[0] = value
+        elif form == "mask, number":
+            v[v > 0] = value
+        else:
+            v[0:1] = value
+
+    results = []
+    for lib in (torch, agv):
+        v = lib.tensor([1, 0, 2], dtype=getattr(lib, dtype))
+        try:
+            write(lib, v)
+            results.append(v.tolist())
+        except RuntimeError as error:
+            # torch: "value cannot be converted to type int64_t without overflow"
+            results.append(
+                re.search(r"value cannot be converted to type \S+( \S+)? without overflow", str(error)).group(
+                    0
+                )
+            )
+    assert results[1] == results[0]

@@ -309,17 +309,33 @@ class FillBackward0(Node):
 def fill_(t, value):
     __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     value = float(value) if t._data.dtype.kind == "f" else value
-    if t._data.dtype.kind in "iu" and not _fits_int64(value):
-        raise RuntimeError(
-            f"fill_: value cannot be converted to type int64_t without overflow: {value} "
-            f"(the tensor is {t.dtype!r})"
-        )
+    check_number_fits(t, value, "fill_")
     return _inplace(t, "fill_", lambda old: record(FillBackward0, np.full_like(old._data, value), (old,)))
 
 
-def _fits_int64(value) -> bool:
+# PyTorch's C++ type names, as its "value cannot be converted to type ... without overflow" says them
+_CPP_INT_NAMES = {
+    "int64": "int64_t",
+    "int32": "int",
+    "int16": "int16_t",
+    "int8": "int8_t",
+    "uint8": "uint8_t",
+}
+
+
+def check_number_fits(t, value, op: str) -> None:
+    """A number written into an integer tensor must fit its dtype, as PyTorch checks:
+    numpy's cast would silently turn inf into -2**63."""
+    dtype = t._data.dtype
+    if dtype.kind not in "iu":
+        return
     number = float(value) if not isinstance(value, (int, np.integer)) else int(value)
-    return np.isfinite(number) and -(2**63) <= number < 2**63
+    limits = np.iinfo(dtype)
+    if not (np.isfinite(number) and limits.min <= number < limits.max + 1):
+        raise RuntimeError(
+            f"{op}: value cannot be converted to type {_CPP_INT_NAMES[dtype.name]} without overflow: "
+            f"{value} (the tensor is {t.dtype!r})"
+        )
 
 
 def zero_(t):
@@ -478,6 +494,12 @@ def setitem(t, index, value):
     given = index
     index = to_index(index)
     value_is_tensor = isinstance(value, Tensor)
+    # a number is converted to the tensor's dtype first, and so is a one-element value
+    # written through one mask (PyTorch's masked_fill_), even where the mask is all False
+    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
+        check_number_fits(t, value, "x[index] = value")
+    elif value_is_tensor and value.numel() == 1 and isinstance(index, np.ndarray) and index.dtype == bool:
+        check_number_fits(t, value._data.reshape(()).item(), "x[index] = value")
     value = operand(value)
 
     steps = index_steps(index)

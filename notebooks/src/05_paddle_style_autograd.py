@@ -184,17 +184,14 @@ z.backward()
     ),
     md(
         """
-Read the hint with care: the message writes `y` for *whichever output* backward was called on.
-Here that output is `z`; our `y = [4, 5, 6]` is an input, and `y.backward(agv.ones_like(y))`
-would compute the wrong thing (the gradient of `y` itself). The fix for this cell is
-`z.backward(agv.ones_like(z))`.
+The hint's `output` is the tensor backward was called on, here `z` (not our input `y = [4, 5, 6]`).
+So the fix for this cell is `z.backward(agv.ones_like(z))`.
 
 Ones reproduce Paddle's default: `x.grad = 2x = [2, 4, 6]` and `y.grad = 4 = [4, 4, 4]`.
 """,
         """
-读提示时要小心：报错信息里的 `y` 指的是“调用 backward 的那个输出”，无论它叫什么名字。
-这里这个输出是 `z`；我们的 `y = [4, 5, 6]` 是一个输入，`y.backward(agv.ones_like(y))`
-算的是另一件事（`y` 自身的梯度）。这个单元正确的改法是 `z.backward(agv.ones_like(z))`。
+提示里的 `output` 指调用 backward 的那个张量，这里是 `z`（不是我们的输入 `y = [4, 5, 6]`）。
+所以这个单元正确的改法是 `z.backward(agv.ones_like(z))`。
 
 传入全 1 就得到和 Paddle 默认行为相同的结果：`x.grad = 2x = [2, 4, 6]`，`y.grad = 4 = [4, 4, 4]`。
 """,
