@@ -436,7 +436,7 @@ TABLE: dict[str, dict[str, str]] = {
         "zh": "定义 FixedHypot：一个和 Hypot 一样的 agv.autograd.Function，但反向传播要写对，使 gradcheck 通过。",
     },
     "exercises.11.4": {
-        "en": "set prediction to \"converges\", \"oscillates\" or \"diverges\" before running; then set losses_without to the 30 losses of the loop without zero_grad().",
+        "en": 'set prediction to "converges", "oscillates" or "diverges" before running; then set losses_without to the 30 losses of the loop without zero_grad().',
         "zh": "运行之前，先把 prediction 设为字符串 converges、oscillates 或 diverges 之一；然后把 losses_without 设为去掉 zero_grad() 的循环中 30 步的损失。",
     },
     # --- exercises of lesson 12 (forward and reverse mode) ---
@@ -446,7 +446,7 @@ TABLE: dict[str, dict[str, str]] = {
     },
     "exercises.12.2": {
         "en": 'set predictions to a dict {"A": (forward passes, backward passes), "B": ..., "C": ...}: forward mode needs one pass per input, reverse mode one backward pass per output.',
-        "zh": "把 predictions 设为字典 {\"A\": (前向遍数, 反向遍数), \"B\": ..., \"C\": ...}：前向模式每个输入一遍，反向模式每个输出一遍反向传播。",
+        "zh": '把 predictions 设为字典 {"A": (前向遍数, 反向遍数), "B": ..., "C": ...}：前向模式每个输入一遍，反向模式每个输出一遍反向传播。',
     },
     "exercises.12.3": {
         "en": "set g to the gradient of energy(x) with respect to x, kept in the graph (create_graph=True), and hv to H v: the gradient of the scalar g · v with respect to x.",
