@@ -15,7 +15,17 @@ Like the drawings, the widgets read a graph only through the graph API of
 `core/protocol.py`.
 """
 
-from .monitor import TrainingMonitor
+import importlib as _importlib
+
 from .stepper import BackwardStepper
 
 __all__ = ["BackwardStepper", "TrainingMonitor"]
+
+
+def __getattr__(name: str):
+    # the monitor loads on first use (PEP 562): it brings matplotlib, which the stepper does
+    # not need, and whose first import in the browser (JupyterLite) builds a font cache and
+    # says so in the learner's output
+    if name == "TrainingMonitor":
+        return _importlib.import_module(".monitor", __name__).TrainingMonitor
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
