@@ -317,6 +317,23 @@ class Measurement:
         return min(texts, key=lambda t: t["px"], default=None)
 
 
+def problems(found: dict) -> list[str]:
+    """What a class could not read: cut-off drawings, small text, overflowing steppers."""
+    out = []
+    for d in found["drawings"]:
+        if d["overflow"] > 0 and not d["zoom"]:
+            out.append(f"drawing in cell {d['cell']}: {d['overflow']} px past its edge, no zoom button")
+        if d["smallest"] and d["smallest"]["px"] < MIN_DRAWING_PX:
+            out.append(f"drawing in cell {d['cell']}: text {d['smallest']['px']:.2f} px")
+    for s in found["steppers"]:
+        if s["overflow"] > 0:
+            out.append(f"stepper in cell {s['cell']}: overflows by {s['overflow']} px")
+        for part in ("picture", "html"):
+            if s[part] and s[part]["px"] < MIN_STEPPER_PX:
+                out.append(f"stepper in cell {s['cell']}: {part} text {s[part]['px']:.2f} px")
+    return out
+
+
 def _px(text: dict | None) -> str:
     return "-" if text is None else f"{text['px']:.1f}"
 

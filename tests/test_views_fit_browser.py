@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from _browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, jupyter_lab
-from _classroom import LAB_SETTINGS, MEASURE, MIN_DRAWING_PX, MIN_STEPPER_PX, NARROW, WIDE, measure_lesson
+from _classroom import LAB_SETTINGS, MEASURE, NARROW, WIDE, measure_lesson, problems
 
 import autogradviz as agv
 
@@ -25,23 +25,6 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 
 OUT = ARTIFACTS / "views_fit"
 NOTEBOOK7_LESSONS = ["en/06_inside_the_engine", "zh/01_computation_graph"]
-
-
-def problems(found: dict) -> list[str]:
-    """What a class could not read: cut-off drawings, small text, overflowing steppers."""
-    out = []
-    for d in found["drawings"]:
-        if d["overflow"] > 0 and not d["zoom"]:
-            out.append(f"drawing in cell {d['cell']}: {d['overflow']} px past its edge, no zoom button")
-        if d["smallest"] and d["smallest"]["px"] < MIN_DRAWING_PX:
-            out.append(f"drawing in cell {d['cell']}: text {d['smallest']['px']:.2f} px")
-    for s in found["steppers"]:
-        if s["overflow"] > 0:
-            out.append(f"stepper in cell {s['cell']}: overflows by {s['overflow']} px")
-        for part in ("picture", "html"):
-            if s[part] and s[part]["px"] < MIN_STEPPER_PX:
-                out.append(f"stepper in cell {s['cell']}: {part} text {s[part]['px']:.2f} px")
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -264,7 +264,7 @@ def test_voila_lesson06_fits_a_laptop(voila):
     """Issue 13: under Voila too, at 1280x800 and at 1024x768, no drawing runs past its output
     without a zoom button, no drawing text is under 8 px, no stepper overflows or has text
     under 10 px (the classroom instrument's measurement, tests/_classroom.py)."""
-    from _classroom import MEASURE, MIN_DRAWING_PX, MIN_STEPPER_PX
+    from _classroom import MEASURE, problems
 
     url, _ = voila
     with sync_api.sync_playwright() as p:
@@ -290,16 +290,6 @@ def test_voila_lesson06_fits_a_laptop(voila):
                 found = page.evaluate(MEASURE, {"root": "body"})
                 page.screenshot(path=ARTIFACTS / f"voila_lesson06_{width}.png")
                 assert found["drawings"] and len(found["steppers"]) == 5
-                problems = [
-                    f"drawing {d['cell']}: overflow {d['overflow']} px, text {d['smallest']['px']:.2f} px"
-                    for d in found["drawings"]
-                    if (d["overflow"] > 0 and not d["zoom"]) or d["smallest"]["px"] < MIN_DRAWING_PX
-                ] + [
-                    f"stepper {s['cell']}: overflow {s['overflow']} px"
-                    for s in found["steppers"]
-                    if s["overflow"] > 0
-                    or min(s[part]["px"] for part in ("picture", "html") if s[part]) < MIN_STEPPER_PX
-                ]
-                assert problems == [], f"Voila at {width} px"
+                assert problems(found) == [], f"Voila at {width} px"
         finally:
             browser.close()

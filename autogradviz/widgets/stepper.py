@@ -158,12 +158,9 @@ class BackwardStepper(anywidget.AnyWidget):
         picture and a line saying to run the cell. The picture is an SVG in an <img>
         data URL, since notebook sanitizers keep images but drop inline SVG and <style>."""
         self._check_open("static_html()")
-        title = html.escape(self.frames[0]["title"])
         note = html.escape(self._text("stepper.static_note"))
         return (
-            f'<div class="agv-stepper-static">'
-            f'<p style="font-weight: bold; margin: 4px 0;">{title}</p>'
-            f"{fitted_picture_html(self.frame_svg(0), self.frames[0]['title'], READABLE_PX)}"
+            f'<div class="agv-stepper-static">{self._titled_picture(0)}'
             f'<p style="font-style: italic; color: #555; margin: 4px 0;">{note}</p></div>'
         )
 
@@ -173,13 +170,17 @@ class BackwardStepper(anywidget.AnyWidget):
         kept at 10 px or more) and its panel, `upstream × local = sent`. Show it
         with `IPython.display.HTML(stepper.frame_html())`, or save it in a page."""
         position = self._frame_position(position, "frame_html()")
-        frame = self.frames[position]
-        title = html.escape(frame["title"])
         return (
-            f'<div class="agv-stepper-frame">'
-            f'<p style="font-weight: bold; margin: 4px 0;">{title}</p>'
-            f"{fitted_picture_html(self.frame_svg(position), frame['title'], READABLE_PX)}"
-            f'<div style="font-size: 14px; margin-top: 6px;">{frame["panel"]}</div></div>'
+            f'<div class="agv-stepper-frame">{self._titled_picture(position)}'
+            f'<div style="font-size: 14px; margin-top: 6px;">{self.frames[position]["panel"]}</div></div>'
+        )
+
+    def _titled_picture(self, position: int) -> str:
+        """A frame's title, then its picture fitted to the output (text kept at READABLE_PX)."""
+        title = self.frames[position]["title"]
+        return (
+            f'<p style="font-weight: bold; margin: 4px 0;">{html.escape(title)}</p>'
+            f"{fitted_picture_html(self.frame_svg(position), title, READABLE_PX)}"
         )
 
     def close(self) -> None:
