@@ -88,6 +88,13 @@ def topological_order(roots: Sequence[Node]) -> list[Node]:
     return order
 
 
+def quiet_numpy() -> np.errstate:
+    """numpy's floating-point warnings off, as PyTorch has none: log(0) is -inf and
+    0/0 is nan, silently (see QUIET_NUMPY in ops/_operands.py for why a warnings
+    filter is not enough). A walk of backward_steps runs inside one."""
+    return np.errstate(**QUIET_NUMPY)
+
+
 def backward_steps(
     tensors: Sequence[Tensor],
     grad_tensors: Sequence[Tensor],
@@ -112,6 +119,10 @@ def backward_steps(
     With `inputs`, the gradients arriving at those tensors are stored in
     `captured` (agv.grad) and no `.grad` is written; with accumulate=False,
     nothing is written either (the stepper replays the walk this way).
+
+    numpy warns where a formula overflows or meets 0/0, where PyTorch gives inf
+    or nan silently: whoever runs the walk runs it inside `quiet_numpy()`, once
+    for the whole walk (a `with` per node would cost a microsecond a node).
 
     With details=False, each step is just the node that ran. `backward()` only
     needs the walk to happen, and making a BackwardStep per node, to be thrown
@@ -179,14 +190,11 @@ def backward_steps(
             _release(node, dependencies, ready)
             continue  # agv.grad: nothing below this node was asked for
 
-        # numpy warns where a formula overflows or meets 0/0; PyTorch gives inf or nan
-        # silently (see QUIET_NUMPY in ops/_operands.py for why a warnings filter is not enough)
-        with np.errstate(**QUIET_NUMPY):
-            if create_graph:
-                grads = _call_vjp_recording(node, xp, g)
-            else:  # the saved values are checked: not freed, not changed in place since
-                grads = node.vjp(xp, g, *node.unpack_saved())
-            reductions, merges = _send(node, g, grads, xp, waiting, dependencies, ready, borrowed)
+        if create_graph:
+            grads = _call_vjp_recording(node, xp, g)
+        else:  # the saved values are checked: not freed, not changed in place since
+            grads = node.vjp(xp, g, *node.unpack_saved())
+        reductions, merges = _send(node, g, grads, xp, waiting, dependencies, ready, borrowed)
         executed.append(node)
         yield BackwardStep(index, node, g, grads, reductions, merges) if details else node
 
@@ -417,8 +425,9 @@ def backward(
     grads = root_gradients(outputs, _as_list(grad_tensors), create_graph, "backward")
     if retain_graph is None:
         retain_graph = create_graph
-    for _ in backward_steps(outputs, grads, retain_graph, create_graph, details=False):
-        pass
+    with quiet_numpy():
+        for _ in backward_steps(outputs, grads, retain_graph, create_graph, details=False):
+            pass
 
 
 def grad(
@@ -441,10 +450,11 @@ def grad(
     if retain_graph is None:
         retain_graph = create_graph
     captured: list = [None] * len(ins)
-    for _ in backward_steps(
-        outs, grads, retain_graph, create_graph, inputs=ins, captured=captured, details=False
-    ):
-        pass
+    with quiet_numpy():
+        for _ in backward_steps(
+            outs, grads, retain_graph, create_graph, inputs=ins, captured=captured, details=False
+        ):
+            pass
     result = []
     for t, g in zip(ins, captured):
         if g is None:

@@ -83,16 +83,19 @@ def record(root, gradient=None, names: Mapping | None = None) -> list[Step]:
     (seed,) = engine.root_gradients([root], [] if gradient is None else [gradient], False, "BackwardStepper")
     namer = Namer([root], names)
     steps: list[Step] = []
-    for raw in engine.backward_steps([root], [seed], retain_graph=True, accumulate=False):
-        node = raw.node
-        step = Step(raw.index, node, _copy(raw.grad), named_rules=named_rules(node, namer))
-        if node.variable is not None:
-            step.leaf = node.variable
-            step.leaf_before = _copy(raw.leaf_grad_before)
-            step.leaf_after = step.upstream if step.leaf_before is None else step.leaf_before + step.upstream
-        else:
-            step.sent = _sent(node, raw, namer)
-        steps.append(step)
+    with engine.quiet_numpy():  # the engine's walk, and the stepper's own arithmetic on it
+        for raw in engine.backward_steps([root], [seed], retain_graph=True, accumulate=False):
+            node = raw.node
+            step = Step(raw.index, node, _copy(raw.grad), named_rules=named_rules(node, namer))
+            if node.variable is not None:
+                step.leaf = node.variable
+                step.leaf_before = _copy(raw.leaf_grad_before)
+                step.leaf_after = (
+                    step.upstream if step.leaf_before is None else step.leaf_before + step.upstream
+                )
+            else:
+                step.sent = _sent(node, raw, namer)
+            steps.append(step)
     return steps
 
 
