@@ -87,11 +87,12 @@ def elementwise(fn, a: Tensor, *, via_float64: bool = False) -> np.ndarray:
 
 
 @np.errstate(**QUIET_NUMPY)
-def _quietly(fn, x, y):
-    """fn(x, y) with numpy's warnings off: 1e38 * 10 in float32 is inf, as in PyTorch.
-    (binary's errors, shapes that do not broadcast, are raised anew by `binary`, so
-    this decorated frame never shows in a learner's traceback.)"""
-    return fn(x, y)
+def _quietly(fn, x, y, target: np.dtype):
+    """fn(x, y) computed in `target`, with numpy's warnings off, the casts included:
+    1e38 * 10 in float32 is inf, as in PyTorch. (binary's errors, shapes that do not
+    broadcast, are raised anew by `binary`, so this decorated frame never shows in a
+    learner's traceback.)"""
+    return fn(_in_dtype(x, target), _in_dtype(y, target))
 
 
 def _float_array_and_number(x, y) -> bool:
@@ -118,7 +119,7 @@ def binary(op: str, fn, a, b) -> np.ndarray:
     if fn is np.true_divide and target.kind != "f":
         target = F32  # true division: 1 / 2 is 0.5 for integer tensors too
     try:
-        out = _quietly(fn, _in_dtype(x, target), _in_dtype(y, target))
+        out = _quietly(fn, x, y, target)
     except TypeError:
         if target.kind != "f" or not op.startswith("bitwise_"):
             raise
