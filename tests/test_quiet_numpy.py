@@ -10,6 +10,7 @@ or the op stops with an error. The expected values come from PyTorch.
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import threading
 import warnings
@@ -192,7 +193,7 @@ def test_an_op_that_fails_inside_the_quiet_context_leaves_it_usable():
 def test_the_quiet_context_sees_the_learners_other_context_variables_unchanged():
     """The op runs in a copy of the context taken at import; the learner's own context
     variables are not touched by it (nothing leaks either way)."""
-    mine = __import__("contextvars").ContextVar("mine", default="unset")
+    mine = contextvars.ContextVar("mine", default="unset")
     token = mine.set("set by the learner")
     try:
         agv.tensor(VALUES) * 10.0
