@@ -78,6 +78,18 @@ TABLE: dict[str, dict[str, str]] = {
     "draw.same_tensor": {"en": "(the same tensor)", "zh": "（同一个张量）"},
     "draw.used_times": {"en": "{shape}, used {count} times", "zh": "{shape}，用了 {count} 次"},
     "draw.scalar": {"en": "scalar", "zh": "标量"},
+    # a big tensor's one-line summary (viz/labels.summary) and its heatmap's tooltip
+    "draw.stats": {
+        "en": "min {min} · mean {mean} · max {max}",
+        "zh": "最小 {min} · 平均 {mean} · 最大 {max}",
+    },
+    "draw.stats_norm": {"en": "norm {norm}", "zh": "范数 {norm}"},
+    "draw.stats_count": {"en": "{count} {what}", "zh": "{count} 个 {what}"},
+    "draw.glyph_tip": {
+        "en": "{rows} × {columns} squares, each the mean of a block of values: "
+        "blue < 0, white 0, red > 0 (magenta NaN, black inf)",
+        "zh": "{rows} × {columns} 个方格，每格是一块数值的平均值：蓝色 < 0，白色 0，红色 > 0（品红 NaN，黑色 inf）",
+    },
     "draw.saved": {"en": "saved {name}", "zh": "保存的 {name}"},
     "draw.saved_result": {"en": "result", "zh": "结果"},
     "draw.saved_value": {"en": "value", "zh": "值"},
@@ -87,6 +99,44 @@ TABLE: dict[str, dict[str, str]] = {
     "draw.legend.tensor": {"en": "intermediate tensor", "zh": "中间张量"},
     "draw.legend.root": {"en": "output (root)", "zh": "输出（根节点）"},
     "draw.legend.op": {"en": "operation", "zh": "运算"},
+    "draw.legend.layer": {"en": "layer (nn module): its ops inside", "zh": "层（nn 模块）：运算在其中"},
+    "draw.layer_output": {"en": "out {shape}", "zh": "输出 {shape}"},
+    "stepper.title.layer_start": {
+        "en": "Start: backward will run {steps} layer steps ({ops} ops)",
+        "zh": "开始：反向传播将分 {steps} 个层步骤运行（共 {ops} 个运算）",
+    },
+    "stepper.title.layer_step": {
+        "en": "Layer step {position} of {last}: {name}",
+        "zh": "第 {position}/{last} 层步骤：{name}",
+    },
+    "stepper.title.inside": {
+        "en": "Inside {layer}: step {position} of {last} {name}",
+        "zh": "{layer} 内部：第 {position}/{last} 步 {name}",
+    },
+    "stepper.title.inside_start": {
+        "en": "Inside {layer}: {steps} steps to go",
+        "zh": "{layer} 内部：还有 {steps} 步",
+    },
+    "stepper.layer.output_of": {"en": "the output of {layer}", "zh": "{layer} 的输出"},
+    "stepper.layer.order": {
+        "en": "Layer by layer, backward runs: {order}",
+        "zh": "反向传播逐层运行：{order}",
+    },
+    "stepper.layer.arrives": {
+        "en": "Gradient arriving at its output, dY: {value}",
+        "zh": "到达其输出的梯度 dY：{value}",
+    },
+    "stepper.layer.sends": {
+        "en": "Sent to its input ({target}), dX: {value}",
+        "zh": "发给其输入（{target}）的梯度 dX：{value}",
+    },
+    "stepper.layer.param": {"en": "Gradient of {name}: {value}", "zh": "{name} 的梯度：{value}"},
+    "stepper.layer.big_value": {"en": "shape {shape}, norm {norm}", "zh": "形状 {shape}，范数 {norm}"},
+    "stepper.layer.into_hint": {
+        "en": "“Step into” walks its {count} steps one by one.",
+        "zh": "点“进入”可逐个查看它的 {count} 个步骤。",
+    },
+    "draw.layer_grad_norm": {"en": "norm {norm} ({of})", "zh": "范数 {norm}（{of}）"},
     "draw.legend.backward_root": {"en": "output: backward starts here", "zh": "输出：反向传播从这里开始"},
     "draw.legend.grad_fn": {"en": "backward node (grad_fn)", "zh": "反向节点（grad_fn）"},
     "draw.legend.accumulate": {"en": "AccumulateGrad: writes .grad", "zh": "AccumulateGrad：写入 .grad"},
@@ -136,12 +186,28 @@ TABLE: dict[str, dict[str, str]] = {
     "stepper.play_tip": {"en": "play / pause", "zh": "播放 / 暂停"},
     "stepper.end": {"en": "Run to end ⇥", "zh": "运行到底 ⇥"},
     "stepper.end_tip": {"en": "run every remaining node", "zh": "运行剩下的所有节点"},
+    # the layer view (stepper.js): step into a module's ops and back out, zoom the picture
+    "stepper.into": {"en": "⤓ Step into", "zh": "⤓ 步入"},
+    "stepper.into_tip": {
+        "en": "open this layer and walk its ops one by one (Enter; or click a layer's box)",
+        "zh": "打开这一层，逐个运算地走（Enter；也可以点击某一层的方框）",
+    },
+    "stepper.out": {"en": "⤒ Step out", "zh": "⤒ 步出"},
+    "stepper.out_tip": {"en": "back to the layer view (Esc)", "zh": "回到按层显示的视图（Esc）"},
+    "stepper.inside": {"en": "inside {name}:", "zh": "{name} 内部："},
+    "stepper.zoom_in": {"en": "+", "zh": "+"},
+    "stepper.zoom_out": {"en": "−", "zh": "−"},
+    "stepper.zoom_fit": {"en": "Fit", "zh": "适应"},
+    "stepper.zoom_tip": {
+        "en": "zoom the picture: these buttons, Ctrl + wheel or a pinch; move it: drag it or scroll",
+        "zh": "缩放图片：用这些按钮、Ctrl + 滚轮或双指捏合；移动图片：拖动或滚动",
+    },
     "stepper.slider_tip": {"en": "position", "zh": "位置"},
     "stepper.speed_tip": {"en": "steps per second", "zh": "每秒步数"},
     "stepper.speed": {"en": "{rate} step/s", "zh": "{rate} 步/秒"},
     "stepper.keys_tip": {
-        "en": "keys: ← → step, Space plays and pauses, Home and End",
-        "zh": "按键：← → 逐步，空格键播放或暂停，Home 和 End 跳到开头和结尾",
+        "en": "keys: ← → step, Space plays and pauses, Home and End; Enter steps into a layer, Esc steps out",
+        "zh": "按键：← → 逐步，空格键播放或暂停，Home 和 End 跳到开头和结尾；Enter 步入一层，Esc 步出",
     },
     "stepper.legend.done": {"en": "done", "zh": "已完成"},
     "stepper.legend.current": {"en": "current", "zh": "当前"},
@@ -451,5 +517,312 @@ TABLE: dict[str, dict[str, str]] = {
     "exercises.12.3": {
         "en": "set g to the gradient of energy(x) with respect to x, kept in the graph (create_graph=True), and hv to H v: the gradient of the scalar g · v with respect to x.",
         "zh": "把 g 设为 energy(x) 对 x 的梯度，并让它留在计算图中（create_graph=True）；再把 hv 设为 H v：标量 g · v 对 x 的梯度。",
+    },
+    # --- the layer stepper's panel: one layer's backward step in matrix form (widgets/layer_text.py);
+    # {formula}-like fields are symbols (the same in both languages), shapes are tuples like (8, 16)
+    "layer.dy": {
+        "en": "<code>dY</code> {shape}: the gradient arriving at the layer's output Y, <code>∂loss/∂Y</code>, one number per entry of Y.",
+        "zh": "<code>dY</code> {shape}：到达本层输出 Y 的梯度 <code>∂loss/∂Y</code>，Y 的每个元素对应一个数。",
+    },
+    "layer.scalar": {"en": "(), a scalar", "zh": "()，即标量"},
+    "layer.x_shape": {"en": "X's shape", "zh": "X 的形状"},
+    "layer.linear.forward": {
+        "en": "{name} forward: {formula}, X {x} → Y {y}; the weight W {w} is stored as (out_features, in_features).",
+        "zh": "{name} 前向：{formula}，X {x} → Y {y}；权重 W {w} 按 (out_features, in_features) 存放。",
+    },
+    "layer.linear.forward_nobias": {
+        "en": "{name} forward: {formula} (no bias), X {x} → Y {y}; the weight W {w} is stored as (out_features, in_features).",
+        "zh": "{name} 前向：{formula}（没有偏置），X {x} → Y {y}；权重 W {w} 按 (out_features, in_features) 存放。",
+    },
+    "layer.linear.rows": {
+        "en": "X {x} has more than two dims: its leading dims are flattened into {rows} rows, so X is used as {x2} and dY as {dy2}; dX is reshaped back to {x}.",
+        "zh": "X {x} 不止两维：前面几维展平成 {rows} 行，所以 X 按 {x2}、dY 按 {dy2} 参与计算；dX 最后再变回 {x}。",
+    },
+    "layer.linear.one_row": {
+        "en": "X {x} is a single sample: it is used as one row {x2}, and dY as {dy2}.",
+        "zh": "X {x} 只是一个样本：把它当作一行 {x2}，dY 当作 {dy2}。",
+    },
+    "layer.linear.dx": {
+        "en": "Sent to the input: {formula}: {dy}·{w} → {dx}",
+        "zh": "发给输入的梯度：{formula}：{dy}·{w} → {dx}",
+    },
+    "layer.linear.dw": {
+        "en": "Weight gradient: {formula}: {dyt}·{x} → {dw}",
+        "zh": "权重的梯度：{formula}：{dyt}·{x} → {dw}",
+    },
+    "layer.linear.db": {
+        "en": "Bias gradient: {formula}, summed over the batch ({rows} rows) → {db}",
+        "zh": "偏置的梯度：{formula}，对批次求和（{rows} 行）→ {db}",
+    },
+    "layer.linear.textbook": {
+        "en": "Textbook form, {forward} with W′ = Wᵀ of shape {wt}: {dx}, {dw}; the same numbers, since {same}.",
+        "zh": "教科书的写法是 {forward}，其中 W′ = Wᵀ，形状为 {wt}：{dx}，{dw}；数值完全相同，因为 {same}。",
+    },
+    "layer.conv.forward": {
+        "en": "{name} forward: {cout} kernels of shape {k} (C_in, kH, kW) slide over X {x} (N, C_in, H, W) → Y {y} (N, C_out, H_out, W_out).",
+        "zh": "{name} 前向：{cout} 个形状为 {k}（C_in, kH, kW）的卷积核在 X {x}（N, C_in, H, W）上滑动 → Y {y}（N, C_out, H_out, W_out）。",
+    },
+    "layer.conv.dx": {
+        "en": "Sent to the input: {formula}, the full correlation of dY with each kernel flipped 180° (a “transposed convolution”), summed over the {cout} output channels: {y} → {x}",
+        "zh": "发给输入的梯度：{formula}，即 dY 与旋转 180° 的卷积核做完全相关（“转置卷积”），再对 {cout} 个输出通道求和：{y} → {x}",
+    },
+    "layer.conv.stride": {
+        "en": "Stride {stride}: dY is first dilated by the stride (stride − 1 zeros between neighbouring entries); input rows and columns that no window reached get 0.",
+        "zh": "步长 {stride}：先按步长把 dY 扩张（相邻元素之间插入（步长 − 1）个零）；没有被任何窗口覆盖的输入行和列得到 0。",
+    },
+    "layer.conv.padding": {
+        "en": "Padding {padding}: the border of the result that falls on the zero padding is cropped, which leaves X's shape.",
+        "zh": "填充 {padding}：结果中落在零填充上的边框被裁掉，剩下的正好是 X 的形状。",
+    },
+    "layer.conv.dilation": {
+        "en": "Dilation {dilation}: the flipped kernel is spread out the same way, with gaps between its taps.",
+        "zh": "空洞 {dilation}：翻转后的卷积核也同样张开，各个抽头之间留有间隔。",
+    },
+    "layer.conv.dw": {
+        "en": "Weight gradient: {formula}, the correlation of the input with dY, summed over the batch: X {x} and dY {y} → {w}",
+        "zh": "权重的梯度：{formula}，即输入与 dY 做相关，再对批次求和：X {x} 和 dY {y} → {w}",
+    },
+    "layer.conv.db": {
+        "en": "Bias gradient: {formula}, summed over N, H_out and W_out: {y} → {b}",
+        "zh": "偏置的梯度：{formula}，对 N、H_out 和 W_out 求和：{y} → {b}",
+    },
+    "layer.act.forward": {
+        "en": "{name} forward: {formula}, element by element: X {x} → Y {y}.",
+        "zh": "{name} 前向：{formula}，逐元素计算：X {x} → Y {y}。",
+    },
+    "layer.act.forward_slice": {
+        "en": "{name} forward: {formula}, each slice along the dim as a whole: X {x} → Y {y}.",
+        "zh": "{name} 前向：{formula}，沿该维的每个切片整体计算：X {x} → Y {y}。",
+    },
+    "layer.act.dx": {
+        "en": "Sent to the input: {formula}: {y} → {x}",
+        "zh": "发给输入的梯度：{formula}：{y} → {x}",
+    },
+    "layer.relu.mask": {
+        "en": "The mask {mask} is 1 where the input was positive and 0 elsewhere: the gradient passes where the input was positive and stops everywhere else.",
+        "zh": "掩码 {mask} 在输入为正的位置是 1，其他位置是 0：梯度只在输入为正的地方通过，其余地方被挡住。",
+    },
+    "layer.leaky_relu.note": {
+        "en": "The gradient passes unchanged where the input was positive and is scaled by the slope {slope} elsewhere, so it never stops completely.",
+        "zh": "输入为正的地方梯度原样通过，其他地方乘以斜率 {slope}，所以梯度不会被完全挡住。",
+    },
+    "layer.tanh.note": {
+        "en": "The factor {factor} is computed from the output: it is 1 where Y = 0 and close to 0 where tanh saturates (|Y| near 1), so there the gradient fades.",
+        "zh": "因子 {factor} 由输出算出：Y = 0 时为 1，tanh 饱和（|Y| 接近 1）时接近 0，梯度在那里逐渐消失。",
+    },
+    "layer.sigmoid.note": {
+        "en": "The factor {factor} is computed from the output: at most 1/4 (where X = 0) and close to 0 where σ saturates, so there the gradient fades.",
+        "zh": "因子 {factor} 由输出算出：最大为 1/4（X = 0 时），σ 饱和时接近 0，梯度在那里逐渐消失。",
+    },
+    "layer.softmax.note": {
+        "en": "The sum runs along dim {dim}: every output depends on every input of its slice, so each entry of dX mixes all of the slice's dY.",
+        "zh": "求和沿 dim {dim} 进行：每个输出都依赖同一切片中的所有输入，所以 dX 的每个元素都混合了该切片的全部 dY。",
+    },
+    "layer.log_softmax.note": {
+        "en": "The sum runs along dim {dim}, and e^Y = softmax(X): each entry of dX takes its own dY minus its probability times the slice's total dY.",
+        "zh": "求和沿 dim {dim} 进行，且 e^Y = softmax(X)：dX 的每个元素等于自己的 dY 减去它的概率乘以该切片 dY 的总和。",
+    },
+    "layer.bn.over_batch": {"en": "over the batch (N = {n})", "zh": "在批次上（N = {n}）"},
+    "layer.bn.over_dims": {"en": "over {dims} (M = {m})", "zh": "在 {dims} 上（M = {m}）"},
+    "layer.bn.forward": {
+        "en": "{name} forward (training): each of the {c} features is normalised {over}: {xhat}, {formula}, ε = {eps}; X {x} → Y {y}.",
+        "zh": "{name} 前向（训练模式）：{c} 个特征各自{over}做归一化：{xhat}，{formula}，ε = {eps}；X {x} → Y {y}。",
+    },
+    "layer.bn.dgamma": {
+        "en": "Weight gradient: {formula}, summed {over} → {c}",
+        "zh": "权重 γ 的梯度：{formula}，{over}求和 → {c}",
+    },
+    "layer.bn.dbeta": {
+        "en": "Bias gradient: {formula}, summed {over} → {c}",
+        "zh": "偏置 β 的梯度：{formula}，{over}求和 → {c}",
+    },
+    "layer.bn.dx": {
+        "en": "Sent to the input: {formula}, with {symbol} = {m} and the sums per feature: {y} → {x}",
+        "zh": "发给输入的梯度：{formula}，其中 {symbol} = {m}，各个求和都按特征分别进行：{y} → {x}",
+    },
+    "layer.bn.why": {
+        "en": "The two subtracted terms are there because μ and σ² come from the whole batch: moving one sample moves the mean and variance that every other sample is normalised with.",
+        "zh": "减去的两项来自 μ 和 σ² 由整个批次算出：改变一个样本，会改变所有其他样本归一化时用到的均值和方差。",
+    },
+    "layer.bn.eval_forward": {
+        "en": "{name} forward (eval): the running statistics are constants: {xhat}, {formula}, ε = {eps}; X {x} → Y {y}.",
+        "zh": "{name} 前向（评估模式）：滑动统计量是常数：{xhat}，{formula}，ε = {eps}；X {x} → Y {y}。",
+    },
+    "layer.bn.eval_dgamma": {
+        "en": "Weight gradient: {formula}, summed over the batch → {c}",
+        "zh": "权重 γ 的梯度：{formula}，对批次求和 → {c}",
+    },
+    "layer.bn.eval_dbeta": {
+        "en": "Bias gradient: {formula}, summed over the batch → {c}",
+        "zh": "偏置 β 的梯度：{formula}，对批次求和 → {c}",
+    },
+    "layer.bn.eval_dx": {
+        "en": "Sent to the input: {formula}, a fixed scale per feature (the batch does not enter): {y} → {x}",
+        "zh": "发给输入的梯度：{formula}，每个特征乘一个固定的系数（与批次中其他样本无关）：{y} → {x}",
+    },
+    "layer.ln.forward": {
+        "en": "{name} forward: each sample is normalised over its last dims {norm} ({d} values): {xhat}, {formula}, ε = {eps}; X {x} → Y {y}.",
+        "zh": "{name} 前向：每个样本在最后几维 {norm}（{d} 个数）上归一化：{xhat}，{formula}，ε = {eps}；X {x} → Y {y}。",
+    },
+    "layer.ln.dgamma": {
+        "en": "Weight gradient: {formula}, summed over the {rows} samples → {norm}",
+        "zh": "权重 γ 的梯度：{formula}，对 {rows} 个样本求和 → {norm}",
+    },
+    "layer.ln.dbeta": {
+        "en": "Bias gradient: {formula}, summed over the {rows} samples → {norm}",
+        "zh": "偏置 β 的梯度：{formula}，对 {rows} 个样本求和 → {norm}",
+    },
+    "layer.ln.dx": {
+        "en": "Sent to the input: with {g}, {formula}, D = {d}, the sums over each sample's normalised values: {y} → {x}",
+        "zh": "发给输入的梯度：记 {g}，则 {formula}，D = {d}，求和在每个样本被归一化的那些数上进行：{y} → {x}",
+    },
+    "layer.ln.why": {
+        "en": "Like BatchNorm, but the statistics belong to one sample: samples do not affect each other's gradients.",
+        "zh": "和 BatchNorm 类似，但统计量只属于单个样本：样本之间的梯度互不影响。",
+    },
+    "layer.loss.dy": {
+        "en": "<code>dY</code> {shape}: the gradient arriving at the loss; it is 1 when backward starts at the loss.",
+        "zh": "<code>dY</code> {shape}：到达损失的梯度；从损失开始反向传播时它就是 1。",
+    },
+    "layer.loss.dy_none": {
+        "en": "<code>dY</code> {shape}: the gradient arriving at the loss, one number per sample.",
+        "zh": "<code>dY</code> {shape}：到达损失的梯度，每个样本一个数。",
+    },
+    "layer.reduction.mean": {"en": "averaged over the N = {n} samples", "zh": "再对 N = {n} 个样本取平均"},
+    "layer.reduction.sum": {"en": "summed over the N = {n} samples", "zh": "再对 N = {n} 个样本求和"},
+    "layer.reduction.none": {"en": "one loss per sample (N = {n})", "zh": "每个样本一个损失（N = {n}）"},
+    "layer.ce.forward": {
+        "en": "{name} forward: softmax of each row of logits, then −log of the target class's probability, {reduction}: logits {x} (N, C) → loss {y}.",
+        "zh": "{name} 前向：对 logits 的每一行做 softmax，再取目标类别概率的 −log，{reduction}：logits {x}（N, C）→ 损失 {y}。",
+    },
+    "layer.nll.forward": {
+        "en": "{name} forward: minus the input's entry at the target class (the input holds log-probabilities), {reduction}: X {x} (N, C) → loss {y}.",
+        "zh": "{name} 前向：取输入在目标类别处的值的相反数（输入是对数概率），{reduction}：X {x}（N, C）→ 损失 {y}。",
+    },
+    "layer.loss.dx_logits": {
+        "en": "Sent to the logits: {formula} → {x}",
+        "zh": "发给 logits 的梯度：{formula} → {x}",
+    },
+    "layer.loss.dx_input": {
+        "en": "Sent to the input: {formula} → {x}",
+        "zh": "发给输入的梯度：{formula} → {x}",
+    },
+    "layer.ce.note": {
+        "en": "Each row of softmax(logits) − onehot(target) sums to 0: the target class's score is pushed up by 1 − p, every other class's pushed down by its probability p.",
+        "zh": "softmax(logits) − onehot(target) 的每一行之和为 0：目标类别的分数被往上推 1 − p，其他每个类别按它的概率 p 被往下推。",
+    },
+    "layer.nll.note": {
+        "en": "Only the target class's entry of each row gets a gradient; the log-softmax before this loss turns it into softmax − onehot.",
+        "zh": "每一行只有目标类别的位置得到梯度；前面的 log-softmax 再把它变成 softmax − onehot。",
+    },
+    "layer.loss.weights": {
+        "en": "With class weights w, row n is scaled by w[targetₙ], and the mean divides by Σ w[target] instead of N.",
+        "zh": "有类别权重 w 时，第 n 行乘以 w[targetₙ]，取平均时除以 Σ w[target] 而不是 N。",
+    },
+    "layer.loss.mean_sum_mean": {
+        "en": "The / N (N = {n}) comes from reduction='mean'; with reduction='sum' it is not there.",
+        "zh": "除以 N（N = {n}）来自 reduction='mean'；若用 reduction='sum' 就没有这一步。",
+    },
+    "layer.loss.mean_sum_sum": {
+        "en": "reduction='sum': no / N; with reduction='mean' every entry would be divided by N = {n}.",
+        "zh": "reduction='sum'：不除以 N；若用 reduction='mean'，每个元素都要再除以 N = {n}。",
+    },
+    "layer.loss.mean_sum_none": {
+        "en": "reduction='none': dY holds one gradient per sample, and each scales its own row (N = {n}).",
+        "zh": "reduction='none'：dY 每个样本一个梯度，各自乘到自己那一行上（N = {n}）。",
+    },
+    "layer.mse.reduction.mean": {
+        "en": "averaged over all n = {n} elements",
+        "zh": "对全部 n = {n} 个元素取平均",
+    },
+    "layer.mse.reduction.sum": {"en": "summed over all n = {n} elements", "zh": "对全部 n = {n} 个元素求和"},
+    "layer.mse.reduction.none": {"en": "one loss per element (n = {n})", "zh": "每个元素一个损失（n = {n}）"},
+    "layer.mse.forward": {
+        "en": "{name} forward: the squared differences (Ŷ − Y)² between the prediction Ŷ {x} and the target Y, {reduction} → loss {y}.",
+        "zh": "{name} 前向：预测 Ŷ {x} 与目标 Y 之差的平方 (Ŷ − Y)²，{reduction} → 损失 {y}。",
+    },
+    "layer.mse.dx": {
+        "en": "Sent to the prediction: {formula} → {x}",
+        "zh": "发给预测值的梯度：{formula} → {x}",
+    },
+    "layer.mse.note_mean": {
+        "en": "n = {n} counts every element, not only the samples of the batch; the target, if it needs a gradient, gets {target}.",
+        "zh": "n = {n} 数的是全部元素，不只是批次中的样本数；如果目标也需要梯度，它得到 {target}。",
+    },
+    "layer.mse.note_sum": {
+        "en": "reduction='sum': no / n (n = {n}); the target, if it needs a gradient, gets {target}.",
+        "zh": "reduction='sum'：不除以 n（n = {n}）；如果目标也需要梯度，它得到 {target}。",
+    },
+    "layer.mse.note_none": {
+        "en": "reduction='none': dY holds one gradient per element (n = {n}); the target, if it needs a gradient, gets {target}.",
+        "zh": "reduction='none'：dY 每个元素一个梯度（n = {n}）；如果目标也需要梯度，它得到 {target}。",
+    },
+    "layer.dropout.forward": {
+        "en": "{name} forward (training, p = {p}): each element is zeroed with probability p, the others are scaled by 1/(1 − p) = {scale}: X {x} → Y {y}.",
+        "zh": "{name} 前向（训练模式，p = {p}）：每个元素以概率 p 置零，其余乘以 1/(1 − p) = {scale}：X {x} → Y {y}。",
+    },
+    "layer.dropout.note": {
+        "en": "The mask is the one drawn in the forward pass: zeroed elements get no gradient, the others get dY times {scale}.",
+        "zh": "掩码就是前向传播时抽到的那一个：被置零的元素得不到梯度，其余元素得到 dY 乘以 {scale}。",
+    },
+    "layer.dropout.eval_forward": {
+        "en": "{name} (p = {p}) does nothing here (eval mode, or p = 0): Y = X.",
+        "zh": "{name}（p = {p}）在这里什么也不做（评估模式，或 p = 0）：Y = X。",
+    },
+    "layer.reshape.forward": {
+        "en": "{name} forward: only a reshape, X {x} → Y {y}; no number changes.",
+        "zh": "{name} 前向：只改变形状，X {x} → Y {y}；数值一个也不变。",
+    },
+    "layer.reshape.dx": {
+        "en": "Sent to the input: {formula}, dY reshaped back to X's shape: {y} → {x}",
+        "zh": "发给输入的梯度：{formula}，即把 dY 变回 X 的形状：{y} → {x}",
+    },
+    "layer.maxpool.forward": {
+        "en": "{name} forward: each {k} window (stride {s}) of X {x} keeps its maximum → Y {y}.",
+        "zh": "{name} 前向：X {x} 的每个 {k} 窗口（步长 {s}）只保留最大值 → Y {y}。",
+    },
+    "layer.maxpool.dx": {
+        "en": "Sent to the input: each entry of dY goes to the position of its window's maximum; every other position gets 0: {y} → {x}",
+        "zh": "发给输入的梯度：dY 的每个元素都送到它所在窗口最大值的位置，其他位置得到 0：{y} → {x}",
+    },
+    "layer.pool.overlap": {
+        "en": "The windows overlap (stride {s} &lt; kernel {k}): a position that several windows send to adds their gradients up.",
+        "zh": "窗口之间有重叠（步长 {s} &lt; 窗口 {k}）：被多个窗口送到的位置，把这些梯度加起来。",
+    },
+    "layer.avgpool.forward": {
+        "en": "{name} forward: each {k} window (stride {s}) of X {x} is averaged over its {kk} values → Y {y}.",
+        "zh": "{name} 前向：X {x} 的每个 {k} 窗口（步长 {s}）对其中 {kk} 个数取平均 → Y {y}。",
+    },
+    "layer.avgpool.dx": {
+        "en": "Sent to the input: each entry of dY is spread evenly over its window, every position getting {formula}: {y} → {x}",
+        "zh": "发给输入的梯度：dY 的每个元素平均分到它的窗口里，每个位置得到 {formula}：{y} → {x}",
+    },
+    "layer.adaptive.forward": {
+        "en": "{name} forward: each output averages one window of X {x}, the windows chosen to give Y {y}.",
+        "zh": "{name} 前向：每个输出是 X {x} 中一个窗口的平均，窗口的划分使输出恰好为 Y {y}。",
+    },
+    "layer.adaptive.dx_global": {
+        "en": "Sent to the input: the window is the whole H×W plane, so every position gets {formula}: {y} → {x}",
+        "zh": "发给输入的梯度：窗口就是整个 H×W 平面，所以每个位置得到 {formula}：{y} → {x}",
+    },
+    "layer.adaptive.dx": {
+        "en": "Sent to the input: each entry of dY is spread evenly over its window (divided by the window's size); where windows overlap the shares add up: {y} → {x}",
+        "zh": "发给输入的梯度：dY 的每个元素平均分到它的窗口里（除以窗口大小）；窗口重叠处各份相加：{y} → {x}",
+    },
+    "layer.embedding.forward": {
+        "en": "{name} forward: the indices X {x} pick rows of the table W {w} → Y {y}.",
+        "zh": "{name} 前向：索引 X {x} 从表 W {w} 中取出对应的行 → Y {y}。",
+    },
+    "layer.embedding.dw": {
+        "en": "Weight gradient: {zero}, then {formula} for every position (a scatter-add): a row picked k times gets the sum of its k gradients, rows never picked get 0: {y} → {w}",
+        "zh": "权重的梯度：先令 {zero}，再对每个位置做 {formula}（分散累加）：被取了 k 次的行得到这 k 个梯度之和，从未被取的行得到 0：{y} → {w}",
+    },
+    "layer.embedding.dx": {
+        "en": "The indices are integers: nothing is sent to the input.",
+        "zh": "索引是整数：不向输入发送梯度。",
+    },
+    "layer.embedding.padding": {
+        "en": "Row {pad} (padding_idx) always gets 0.",
+        "zh": "第 {pad} 行（padding_idx）的梯度总是 0。",
     },
 }

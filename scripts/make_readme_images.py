@@ -36,7 +36,38 @@ def stepper_svg() -> str:
     return stepper.frame_svg()
 
 
-PICTURES = {"graph.svg": graph_svg, "stepper_frame.svg": stepper_svg}
+def network() -> tuple:
+    """The 3-layer MLP a class meets first, on 8 samples of 4 features, 3 classes."""
+    agv.manual_seed(0)
+    model = agv.nn.Sequential(
+        agv.nn.Linear(4, 16), agv.nn.ReLU(), agv.nn.Linear(16, 16), agv.nn.ReLU(), agv.nn.Linear(16, 3)
+    )
+    x = agv.randn(8, 4)
+    target = agv.tensor([0, 1, 2, 0, 1, 2, 0, 1])
+    loss = agv.nn.functional.cross_entropy(model(x), target)
+    return model, x, loss
+
+
+def network_svg() -> str:
+    """The MLP drawn as `agv.draw(loss)` draws it: by layers, after one backward."""
+    model, x, loss = network()
+    loss.backward(retain_graph=True)
+    return agv.draw(loss, names={"x": x, "loss": loss}, model=model).svg()
+
+
+def stepper_layer_svg() -> str:
+    """The layer-by-layer stepper on the MLP, inside layer 2 (a Linear), two of its steps run."""
+    model, x, loss = network()
+    stepper = agv.BackwardStepper(loss, names={"x": x, "loss": loss}, model=model)
+    return stepper.frame_svg(2, layer="2")
+
+
+PICTURES = {
+    "graph.svg": graph_svg,
+    "stepper_frame.svg": stepper_svg,
+    "network_layers.svg": network_svg,
+    "stepper_inside_layer.svg": stepper_layer_svg,
+}
 
 
 def main(out: Path = OUT) -> None:

@@ -564,10 +564,11 @@ def test_group_puts_ops_in_clusters():
 def test_collapse_gives_one_box_per_group():
     g = _grouped()
     m = vizmodel.collapse(vizmodel.forward_model([g["loss"]], g, _layer))
-    assert [b.title for b in m.boxes] == ["w", "layer 1", "layer 2"]
-    assert [(a.tail, a.head) for a in m.arrows] == [("t0", "g0"), ("g0", "g1")]
+    # the output (root) is never hidden inside a group: it stays its own box, after layer 2
+    assert [b.title for b in m.boxes] == ["w", "layer 1", "layer 2", "loss"]
+    assert [(a.tail, a.head) for a in m.arrows] == [("t0", "g0"), ("g0", "g1"), ("g1", "t4")]
     view = agv.draw(g["loss"], names=g, group=_layer, collapse=True)
-    assert view.nodes == 3 and view.edges == 2
+    assert view.nodes == 4 and view.edges == 3
     assert "cluster_" not in view.source
     shown = box_texts(view.svg())
     assert shown["agv-g0"][0] == "layer 1" and shown["agv-g1"][0] == "layer 2"
@@ -607,7 +608,8 @@ def test_backward_frees_intermediate_values_but_not_held_tensors():
         return {b.kind: (b.shape, b.data, b.grad) for b in vizmodel.forward_model([g["y"]], g).boxes}
 
     assert rows(kept)["tensor"] == ("(2, 2) float32", "[[ 0.50, -1.00],\n [ 2.00,  0.25]]", None)
-    assert rows(freed)["tensor"] == ("(intermediate)", "(value not kept)", None)
+    # the node still knows the freed value's shape and dtype: w * x of two (2, 2) float32 tensors
+    assert rows(freed)["tensor"] == ("(2, 2) float32", "(value not kept)", None)
     # y itself still holds its values: only the node's copy was freed
     assert rows(freed)["root"] == rows(kept)["root"]
     assert rows(freed)["root"][1] == "[[ 0.60, -0.80],\n [ 2.30,  0.65]]"

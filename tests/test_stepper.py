@@ -627,7 +627,7 @@ def test_hint_and_panel_use_the_learners_names_with_values():
 
 def test_unnamed_inputs_keep_the_generic_letters():
     x, y = agv.tensor(3.0, requires_grad=True), agv.tensor(-2.0, requires_grad=True)
-    s = agv.BackwardStepper(x * y, quiz=True)
+    s = agv.BackwardStepper(x * y, quiz=True, names=False)  # not the variables' names: unnamed
     assert (
         s.frames[0]["quiz"]["hint"]
         == "MulBackward0: ∂(a·b)/∂a = b = -2; ∂(a·b)/∂b = a = 3. The upstream gradient is 1."

@@ -183,7 +183,9 @@ def test_network_drawings_render_and_are_the_same_every_time(make, kind):
 def test_drawing_shows_values_grads_and_parameter_names():
     model, loss = mlp_loss()
     loss.backward(retain_graph=True)
-    view = agv.draw(loss, names=model.named_parameters())  # the pairs themselves work too
+    # the pairs themselves work too; layers=False: the ops, where the parameters are boxes of their own
+    # values="full": the numbers themselves, not the summary a tensor of more than 6 values gets
+    view = agv.draw(loss, names=model.named_parameters(), layers=False, values="full")
     source = view.source
     for name, p in model.named_parameters():
         assert f"<B>{name}</B>" in source

@@ -178,6 +178,13 @@ class Node:
         return self._output
 
     @property
+    def output_meta(self) -> tuple | None:
+        """(shape, dtype) of the forward result, also after backward freed its value."""
+        if self._output is not None:
+            return self._output.shape, self._output.dtype
+        return (self._meta or {}).get("freed")
+
+    @property
     def output_name(self) -> str | None:
         """The name given to the output tensor (`t.name = "h"`), if any."""
         return self._extra("name")
@@ -327,7 +334,9 @@ class Node:
 
     def free(self) -> None:
         """After a backward without retain_graph: drop the arrays kept for it, as
-        PyTorch does (a drawing then shows the values as freed)."""
+        PyTorch does (a drawing then shows the values as freed, with their shape)."""
+        if self._output is not None:
+            self._meta = {**(self._meta or {}), "freed": (self._output.shape, self._output.dtype)}
         self._output = None
         if self._saved:
             self._saved = None  # the checks stay: they say what was saved (`_saved_self`)

@@ -7,7 +7,8 @@ Reading order:
 2. `labels.py`: the text in a box (values, shapes), always escaped;
 3. `dot.py`: boxes and arrows as Graphviz DOT;
 4. `render.py`: DOT to SVG, with no system Graphviz (graphviz-pure);
-5. `view.py`: `agv.draw()` and the `GraphView` that Jupyter shows;
+5. `view.py`: `agv.draw()` and the `GraphView` that Jupyter shows; `names.py`:
+   the names a drawing gives tensors when `names=` is not given (the caller's variables);
 6. `plot.py`: matplotlib plots of a function and its gradient, loss curves.
 
 Drawings read a graph only through the graph API of `core/protocol.py`,

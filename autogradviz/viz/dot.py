@@ -9,7 +9,8 @@ from __future__ import annotations
 import graphviz
 
 from ..ui_text import text as ui_text
-from .labels import text
+from . import labels
+from .labels import Glyph, text
 from .model import Box, Model
 from .render import LAYOUT_FONT
 
@@ -66,12 +67,54 @@ def label(box: Box) -> str:
         rows.append(f'<FONT POINT-SIZE="10" COLOR="#555555">{text(box.shape)}</FONT>')
     if box.data is not None:
         rows.append(f'<FONT COLOR="#1f4e79">{text("data " + box.data)}</FONT>')
+        if box.glyph is not None:
+            rows.append(glyph_table(box.glyph))
     if box.grad is not None:
         rows.append(f'<FONT COLOR="#b03a2e">{text("grad " + box.grad)}</FONT>')
+        if box.grad_glyph is not None:
+            rows.append(glyph_table(box.grad_glyph))
     if not rows:
         rows.append(" ")
     cells = "".join(f'<TR><TD ALIGN="LEFT" BALIGN="LEFT">{row}</TD></TR>' for row in rows)
     return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{cells}</TABLE>>'
+
+
+def glyph_table(glyph: Glyph) -> str:
+    """A heatmap as a nested table of coloured cells, CELL_PT square, framed in grey.
+
+    The cells are empty: no text, so nothing in it is measured as (small) text,
+    and with CELLPADDING 0 an empty cell is exactly WIDTH x HEIGHT. Only colours
+    we made ("#rrggbb") and the escaped tooltip reach the DOT. The tooltip also
+    makes Graphviz (16.x: graphviz-pure, viz-js) wrap the cells in their own
+    <g><a>, so CSS aimed at a node's own outline (`g.node > polygon`) misses them.
+
+    A table in a wider cell is stretched to fill it (its cells widened), unless
+    it is FIXEDSIZE; a FIXEDSIZE table with ALIGN="LEFT" gets its own border
+    drawn at a wrong width (Graphviz 2.43 and 16.1 alike). So an unbordered
+    FIXEDSIZE table of exactly the glyph's size holds it at the left, and the
+    bordered glyph inside it keeps its real size."""
+    size = labels.CELL_PT
+
+    def cell(i: int, j: int, colour: str) -> str:
+        # a column is as wide as its widest cell, a row as tall as its tallest: the
+        # first row sets the widths and the first column the heights (a shorter DOT)
+        width = f' WIDTH="{size}"' if i == 0 else ""
+        height = f' HEIGHT="{size}"' if j == 0 else ""
+        return f'<TD BGCOLOR="{colour}"{width}{height}></TD>'
+
+    rows = "".join(
+        "<TR>" + "".join(cell(i, j, c) for j, c in enumerate(row)) + "</TR>"
+        for i, row in enumerate(glyph.cells)
+    )
+    width, height = len(glyph.cells[0]) * size + 2, len(glyph.cells) * size + 2  # + the 1-pt border
+    heatmap = (
+        f'<TABLE BORDER="1" COLOR="#aaaaaa" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0" '
+        f'TOOLTIP="{text(glyph.tip)}">{rows}</TABLE>'
+    )
+    return (
+        f'<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0" FIXEDSIZE="TRUE" '
+        f'ALIGN="LEFT" WIDTH="{width}" HEIGHT="{height}"><TR><TD>{heatmap}</TD></TR></TABLE>'
+    )
 
 
 def legend_label(kinds, language: str | None = None) -> str:

@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.printing import short_number
 from ..core.protocol import AUTOGRADVIZ, GraphNode, GraphTensors
 from ..engine import topological_order
 from ..ui_text import text as ui_text
-from .labels import preview, shape_and_dtype
+from .labels import shape_and_dtype, value_row
 
 
 @dataclass
@@ -37,6 +38,10 @@ class Box:
     grad: str | None = None
     ref: object = None  # the Tensor or Node it stands for
     group: str | None = None
+    # a big tensor's heatmaps (labels.Glyph: rows of "#rrggbb" cells and a tooltip), drawn
+    # under its data and grad rows; None: the row shows its numbers (values="full", <= 6 items)
+    glyph: tuple | None = None
+    grad_glyph: tuple | None = None
 
 
 @dataclass
@@ -52,6 +57,8 @@ class Model:
     boxes: list[Box] = field(default_factory=list)
     arrows: list[Arrow] = field(default_factory=list)
     hidden: int = 0
+    # after collapse(): a group box's id -> the boxes it stands for
+    members: dict[str, list[Box]] = field(default_factory=dict)
 
 
 def collect_names(names: Mapping | None, tensors: GraphTensors = AUTOGRADVIZ) -> dict[int, str]:
@@ -102,6 +109,7 @@ def forward_model(
     group: Callable | None = None,
     tensors: GraphTensors = AUTOGRADVIZ,
     language: str | None = None,
+    values: str = "auto",
 ) -> Model:
     namer = Namer(roots, names, tensors)
     model = Model("forward")
@@ -118,6 +126,8 @@ def forward_model(
         box_id = entity_ids[key] = new_id("t")
         title = namer.name(tensor, node) or ""
         grad = None if tensor is None else tensors.grad(tensor)
+        data_text, glyph = value_row(array, values, language)
+        grad_text, grad_glyph = (None, None) if grad is None else value_row(grad, values, language, grad=True)
         model.boxes.append(
             Box(
                 box_id,
@@ -126,10 +136,12 @@ def forward_model(
                 shape_and_dtype(array, language=language)
                 if array is not None
                 else _shape_of_freed(node, language),
-                preview(array, language=language),
-                None if grad is None else preview(grad, language=language),
+                data_text,
+                grad_text,
                 tensor if tensor is not None else node,
                 group_name,
+                glyph,
+                grad_glyph,
             )
         )
         return box_id
@@ -182,7 +194,7 @@ def forward_model(
                 box.ref = root
                 box.title = box.title or namer.name(root) or ""
                 if tensors.grad(root) is not None:
-                    box.grad = preview(tensors.grad(root), language=language)
+                    box.grad, box.grad_glyph = value_row(tensors.grad(root), values, language, grad=True)
     return model
 
 
@@ -194,7 +206,12 @@ def _tensor_with_data(namer: Namer, array: np.ndarray):
 
 
 def _shape_of_freed(node: GraphNode | None, language: str | None = None) -> str:
-    return "" if node is None else ui_text("draw.freed_shape", language)
+    """A freed intermediate's shape and dtype where its node still knows them
+    (`output_meta`, optional in the graph API), else just "(intermediate)"."""
+    meta = getattr(node, "output_meta", None) if node is not None else None
+    if meta is None:
+        return "" if node is None else ui_text("draw.freed_shape", language)
+    return shape_and_dtype(None, *meta, language=language)
 
 
 _SOURCE_NAMES = ("self", "other", "third")
@@ -226,6 +243,7 @@ def backward_model(
     show_saved: bool = False,
     tensors: GraphTensors = AUTOGRADVIZ,
     language: str | None = None,
+    values: str = "auto",
 ) -> Model:
     namer = Namer(roots, names, tensors)
     model = Model("backward")
@@ -237,15 +255,19 @@ def backward_model(
             continue
         root_id = f"r{i}"
         grad = tensors.grad(root)
+        data_text, glyph = value_row(tensors.value(root), values, language)
+        grad_text, grad_glyph = (None, None) if grad is None else value_row(grad, values, language, grad=True)
         model.boxes.append(
             Box(
                 root_id,
                 "root",
                 namer.name(root) or "",
                 shape_and_dtype(tensors.value(root), language=language),
-                preview(tensors.value(root), language=language),
-                None if grad is None else preview(grad, language=language),
+                data_text,
+                grad_text,
                 root,
+                glyph=glyph,
+                grad_glyph=grad_glyph,
             )
         )
         model.arrows.append(Arrow(root_id, fn_ids[tensors.node(root)]))
@@ -256,6 +278,9 @@ def backward_model(
             model.boxes.append(Box(node_id, "accumulate", node.name(), ref=node))
             leaf_id = f"leaf{node_id[2:]}"
             grad = tensors.grad(leaf)
+            grad_text, grad_glyph = (
+                (None, None) if grad is None else value_row(grad, values, language, grad=True)
+            )
             model.boxes.append(
                 Box(
                     leaf_id,
@@ -263,8 +288,9 @@ def backward_model(
                     namer.name(leaf) or "",
                     shape_and_dtype(tensors.value(leaf), language=language),
                     None,
-                    None if grad is None else preview(grad, language=language),
+                    grad_text,
                     leaf,
+                    grad_glyph=grad_glyph,
                 )
             )
             model.arrows.append(Arrow(node_id, leaf_id, "leaf"))
@@ -281,9 +307,8 @@ def backward_model(
                 saved_id = f"s{saved_count}"
                 saved_count += 1
                 shape = shape_and_dtype(value, language=language)
-                model.boxes.append(
-                    Box(saved_id, "saved", label, shape, preview(value, language=language), ref=node)
-                )
+                data_text, glyph = value_row(value, values, language)
+                model.boxes.append(Box(saved_id, "saved", label, shape, data_text, ref=node, glyph=glyph))
                 model.arrows.append(Arrow(saved_id, node_id, "saved"))
     return model
 
@@ -338,20 +363,27 @@ def elide(model: Model, max_nodes: int, language: str | None = None) -> Model:
     return Model(model.kind, model.boxes[:keep] + [placeholder] + model.boxes[-keep:], arrows, hidden)
 
 
-def collapse(model: Model) -> Model:
+def collapse(model: Model, opened_groups: set[str] = frozenset()) -> Model:
     """One box per group: a group's ops and tensors become a single box, named
-    by the group and showing its last tensor's shape."""
+    by the group and showing its last tensor's shape. The groups in
+    `opened_groups` keep their boxes (drawn in a frame named by the group), and
+    an output (root) box is never hidden inside a group."""
     boxes: list[Box] = []
     members: dict[str, str] = {}
     group_box: dict[str, Box] = {}
     for box in model.boxes:
-        if box.group is None:
+        if box.group is None or box.group in opened_groups:
+            boxes.append(box)
+            continue
+        if box.kind == "root":
+            box.group = None
             boxes.append(box)
             continue
         if box.group not in group_box:
             group_box[box.group] = Box(f"g{len(group_box)}", "group", box.group, ref=box.ref)
             boxes.append(group_box[box.group])
         members[box.id] = group_box[box.group].id
+        model.members.setdefault(group_box[box.group].id, []).append(box)
         if box.kind != "op":
             group_box[box.group].shape = box.shape
     arrows, seen = [], set()
@@ -360,7 +392,31 @@ def collapse(model: Model) -> Model:
         if tail != head and (tail, head) not in seen:
             seen.add((tail, head))
             arrows.append(Arrow(tail, head, arrow.style))
-    return Model(model.kind, boxes, arrows, model.hidden)
+    return Model(model.kind, boxes, arrows, model.hidden, model.members)
+
+
+def describe_layers(model: Model, layer_of: dict, tensors: GraphTensors, language: str | None) -> None:
+    """Fill in each layer's box (after collapse): its name and type, its output's
+    shape, and once backward has run, the norm of its parameters' gradients. The
+    box then stands for its Layer (viz/modules.py)."""
+    by_label = {layer.label: layer for layer in layer_of.values()}
+    for box in model.boxes:
+        layer = by_label.get(box.title) if box.kind == "group" else None
+        if layer is None:
+            continue
+        box.ref = layer
+        for member in model.members.get(box.id, ()):
+            ref = member.ref
+            made_by = tensors.grad_fn(ref) if tensors.is_tensor(ref) else ref
+            if member.kind in ("tensor", "root") and made_by is layer.output:
+                box.shape = ui_text("draw.layer_output", language, shape=member.shape)
+        grads = [(name, tensors.grad(p)) for name, p in layer.parameters()]
+        grads = [(name, g) for name, g in grads if g is not None]
+        if grads:
+            norm = float(np.sqrt(sum(float(np.sum(np.square(g, dtype=np.float64))) for _, g in grads)))
+            box.grad = ui_text(
+                "draw.layer_grad_norm", language, norm=short_number(norm), of=", ".join(n for n, _ in grads)
+            )
 
 
 def matches(box: Box, wanted: Iterable, tensors: GraphTensors = AUTOGRADVIZ) -> bool:

@@ -1,40 +1,92 @@
-"""Grouping a drawing by nn module: `agv.draw(loss, group="module")`.
+"""Grouping a graph by nn module: the layers of a network.
 
 `Module.__call__` leaves a note on its output's grad_fn: the module, and the
-nodes its inputs came from. Walking back from that output to those inputs
-finds the module's own nodes; a node belongs to the innermost module that
-contains it. Modules are named by their place in the model (`features.0`),
-found with `named_modules()` from the outermost module seen.
+nodes its inputs came from (`GraphNode.module_calls`). Walking back from that
+output to those inputs finds the call's own nodes; a node belongs to the
+innermost call that contains it. Modules are named by their place in the
+model (`features.0`), found with `named_modules()` from the outermost module
+seen. A module called several times (a recurrent cell unrolled over five
+steps) gives one layer per call, keyed `cell[1]` ... `cell[5]` in forward
+order; the parameters those calls share belong to none of them, so a drawing
+shows them once, feeding every call.
+
+Used by `agv.draw(loss)` (one box per layer when the ops would not fit) and by
+the BackwardStepper (one step per layer).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from ..core.protocol import GraphNode
 from ..engine import topological_order
 
 
+@dataclass(frozen=True, eq=False)
+class Layer:
+    """One call of one nn module, and the backward nodes it made."""
+
+    key: str  # "features.3"; "cell[2]" for a module's second call
+    label: str  # "features.3 Conv2d(64, 128, k=3)"
+    module: object
+    output: GraphNode  # the node that made the call's output
+    inputs: tuple  # the nodes the call's inputs came from (outside it)
+    nodes: frozenset  # its own nodes, parameters' AccumulateGrad included
+
+    @property
+    def kind(self) -> str:
+        """The module's type: "Linear", "Conv2d"."""
+        return type(self.module).__name__
+
+    def parameters(self) -> list[tuple[str, object]]:
+        """(name, tensor) of this call's own parameters: `weight`, `bias`."""
+        mine = {id(node.variable) for node in self.nodes if node.variable is not None}
+        return [(name, p) for name, p in self.module.named_parameters() if id(p) in mine]
+
+
+def module_layers(root_nodes: list[GraphNode]) -> dict[GraphNode, Layer]:
+    """Each backward node made inside a module -> the innermost Layer (module call) holding it."""
+    order = topological_order(root_nodes)
+    calls = []  # (module, output node, starts), in forward order
+    for node in reversed(order):
+        for module, starts in node.module_calls:
+            calls.append((module, node, tuple(starts)))
+    calls_per_module: dict[int, int] = {}
+    for module, _, _ in calls:
+        calls_per_module[id(module)] = calls_per_module.get(id(module), 0) + 1
+    names = _qualified_names([module for module, _, _ in calls])
+
+    # the parameters of a module called more than once are shared by its calls: no call owns them
+    shared = {
+        id(p) for module, _, _ in calls if calls_per_module[id(module)] > 1 for p in module.parameters()
+    }
+    found = []
+    seen: dict[int, int] = {}
+    for module, output, starts in calls:
+        own = {id(p) for p in module.parameters()} - shared
+        nodes = _between(output, set(starts), own)
+        path = names.get(id(module), "")
+        if calls_per_module[id(module)] > 1:
+            seen[id(module)] = seen.get(id(module), 0) + 1
+            path = f"{path}[{seen[id(module)]}]"
+        label = f"{path} {short_repr(module)}".strip()
+        found.append(Layer(path, label, module, output, starts, frozenset(nodes)))
+    layer_of: dict[GraphNode, Layer] = {}
+    # innermost first: a smaller call claims its nodes before the one around it
+    for layer in sorted(found, key=lambda layer: len(layer.nodes)):
+        for node in layer.nodes:
+            layer_of.setdefault(node, layer)
+    return layer_of
+
+
 def module_groups(root_nodes: list[GraphNode]) -> dict[GraphNode, str]:
     """Each backward node -> "features.0 Conv2d(3, 64, k=3)", for nodes made inside a module."""
-    order = topological_order(root_nodes)
-    members: dict[int, tuple[object, set[GraphNode]]] = {}
-    for node in order:
-        for module, starts in node.module_calls:
-            nodes = members.setdefault(id(module), (module, set()))[1]
-            nodes |= _between(node, set(starts), module)
-    names = _qualified_names([module for module, _ in members.values()])
-    group: dict[GraphNode, str] = {}
-    # innermost first: a smaller module claims its nodes before the one around it
-    for module, nodes in sorted(members.values(), key=lambda entry: len(entry[1])):
-        label = f"{names.get(id(module), '')} {short_repr(module)}".strip()
-        for node in nodes:
-            group.setdefault(node, label)
-    return group
+    return {node: layer.label for node, layer in module_layers(root_nodes).items()}
 
 
-def _between(output: GraphNode, starts: set[GraphNode], module) -> set[GraphNode]:
-    """The nodes from `output` back to (not including) the module's inputs; the
-    AccumulateGrad nodes of the module's own parameters count as its own."""
-    own = {id(p) for p in module.parameters()}
+def _between(output: GraphNode, starts: set[GraphNode], own: set[int]) -> set[GraphNode]:
+    """The nodes from `output` back to (not including) the call's inputs; the
+    AccumulateGrad nodes of the parameters in `own` (ids) count as the call's."""
     found, stack = set(), [output]
     while stack:
         node = stack.pop()

@@ -18,7 +18,9 @@ from ..ui_text import resolve_language
 from ..ui_text import text as ui_text
 from . import dot, model, render
 from . import model as graph_model
-from .modules import module_groups
+from .labels import VALUES, remembered_rows
+from .modules import module_groups, module_layers
+from .names import resolve_names
 
 KINDS = ("forward", "backward", "both")
 
@@ -28,6 +30,10 @@ OUTPUT_WIDTH_PX = 850
 # a drawing is shrunk to its output's width, but never so far that its smallest
 # text is under this; past that, it keeps this size and scrolls sideways
 MIN_TEXT_PX = 8
+# a network is drawn by layers when its ops, shrunk to the narrowest classroom output (JupyterLab
+# at 1024 px with its file browser open), would need text smaller than LAYER_TEXT_PX
+LAYER_FIT_PX = 590
+LAYER_TEXT_PX = 10
 # Graphviz measures in points; CSS has 96 px to 72 pt
 PX_PER_PT = 4 / 3
 
@@ -113,6 +119,10 @@ class GraphView:
         self.hidden = hidden
         self.language = resolve_language(language)
         self._svg = svg
+        # a network drawn by layers: SVG id -> the Layer (viz/modules.py) each module box stands for
+        self.layers: dict = {}
+        self.opened: list[str] = []  # the keys of the layers drawn open (expand=)
+        self.layer_of: dict = {}  # backward node -> its Layer, for every node made inside a module
 
     @property
     def source(self) -> str:
@@ -131,6 +141,19 @@ class GraphView:
 
     def size(self) -> DrawingSize:
         return DrawingSize.of(self.svg())
+
+    @property
+    def layered(self) -> bool:
+        """Is this a network drawn by layers (one box per module call)?"""
+        return bool(self.layers)
+
+    def fits(self, width_px: float, min_text_px: float) -> bool:
+        """Can the drawing be shrunk to width_px with its smallest text still min_text_px?
+        (True when no renderer can lay it out: there is nothing to measure.)"""
+        try:
+            return self.size().narrowest_px(min_text_px) <= width_px
+        except render.RendererError:
+            return True
 
     def html(self) -> str:
         """The drawing as an HTML fragment that needs no kernel and no script:
@@ -250,6 +273,7 @@ def draw(
     show_grad: bool = True,
     show_shape: bool = True,
     show_saved: bool = False,
+    values: str = "auto",
     rankdir: str = "auto",
     max_nodes: int = 500,
     highlight: Iterable | None = None,
@@ -257,6 +281,8 @@ def draw(
     group: Callable | None = None,
     collapse: bool = False,
     model: object | None = None,
+    layers: bool | str = "auto",
+    expand: bool | Iterable[str] | None = None,
     language: str | None = None,
     fit_width_px: float = OUTPUT_WIDTH_PX,
     min_text_px: float = MIN_TEXT_PX,
@@ -264,26 +290,45 @@ def draw(
     """Draw the graph that produced `roots`.
 
     kind: "forward" (tensors and ops), "backward" (grad_fn nodes, as backward
-    walks them) or "both", side by side. names: a mapping such as `locals()`,
-    to label tensors with your variable names. highlight: tensors or nodes to
+    walks them) or "both", side by side. names: by default, tensors are
+    labelled with the names of the caller's variables that hold them (a
+    notebook's too), and an nn module among those variables names its
+    parameters by path (`0.weight`); when several names fit one tensor, a
+    variable beats a path, a local beats a global, then the shortest name,
+    then the first alphabetically (names starting with "_" are skipped; the
+    full rule: `agv.viz.names.resolve_names`). names= a mapping such as
+    `locals()`, or (name, tensor) pairs, gives the names instead;
+    names=False turns the automatic names off. highlight: tensors or nodes to
     emphasise. group: a function from a backward node to a group name (or
     None): each group is boxed, or drawn as one node with collapse=True.
     model: an nn module whose parameters are named as in `named_parameters()`
     (`names=` may also be those (name, tensor) pairs themselves).
+    values: "auto" (a tensor of more than 6 elements shows a one-line summary,
+    min · mean · max, or a gradient's norm, and a small heatmap of its block
+    means; smaller ones their numbers) or "full" (the numbers of every tensor).
     rankdir: "auto" (left to right, or top to bottom when a long graph would
     not fit a notebook readably), or Graphviz's LR, RL, TB, BT.
     fit_width_px, min_text_px: what "auto" fits: left to right if the drawing,
     shrunk to fit_width_px, keeps its text at min_text_px or more (the
     BackwardStepper, which cannot scroll, asks for 590 px and 10 px).
+    layers: a graph made by nn modules is drawn as one box per layer (module
+    call) when its ops would not fit a 590 px output (JupyterLab at 1024 px with
+    the file browser open) with text of 10 px or more
+    ("auto"); True always, False never. Each layer's box shows its name, type,
+    output shape and, once backward has run, its parameters' gradient norm.
+    expand: layers to draw open, their ops in place ("1", "features.3"; a module
+    called several times opens every call, "cell[2]" one), or True for all.
     language: "en" or "zh" for the legend and notes (default: agv.set_language's).
     """
     if kind not in KINDS:
         raise ValueError(f"draw: kind must be one of {', '.join(KINDS)}, not {kind!r}")
     if rankdir not in ("auto", "LR", "RL", "TB", "BT"):
         raise ValueError(f"draw: rankdir must be auto, LR, RL, TB or BT, not {rankdir!r}")
+    if not isinstance(values, str) or values not in VALUES:
+        raise ValueError(f'draw: values must be "auto" or "full", not {values!r}')
     language = resolve_language(language)
     tensors, reader = _roots(roots)
-    names = named(names, model)
+    names = resolve_names(names, model, reader=reader, roots=tensors)
     model = graph_model  # `model=` was the learner's nn module: from here on, `model` is viz/model.py
     # one item (a tensor would otherwise be iterated over, row by row)
     if reader.is_tensor(highlight) or isinstance(highlight, GraphNode):
@@ -293,18 +338,79 @@ def draw(
         group = module_groups(model.root_nodes(tensors, reader)).get
     elif group is not None and not callable(group):
         raise ValueError(f'draw: group must be a function or "module", not {group!r}')
+    if layers not in ("auto", True, False):
+        raise ValueError(f'draw: layers must be "auto", True or False, not {layers!r}')
+    layer_of = {}
+    if group is None and not collapse and kind == "forward" and (layers is not False or expand):
+        layer_of = module_layers(model.root_nodes(tensors, reader))
+    elif expand:
+        raise ValueError(
+            'draw: expand= opens layers of a network drawn by layers (kind="forward", no group=)'
+        )
 
+    def drawing(group=group, collapse=collapse, opened=None) -> GraphView:
+        return _drawing(
+            tensors, reader, names, kind, group, collapse, opened, layer_of, show_saved, values, max_nodes,
+            highlight, legend, show_data, show_grad, show_shape, rankdir, fit_width_px, min_text_px, language,
+        )  # fmt: skip
+
+    with remembered_rows():  # a layer view redraws the arrays of the op view it replaces
+        return _by_layers_or_ops(drawing, layer_of, layers, expand, fit_width_px, min_text_px)
+
+
+def _by_layers_or_ops(
+    drawing: Callable, layer_of: dict, layers, expand, fit_width_px, min_text_px
+) -> GraphView:
+    """The ops, or one box per layer (see draw's `layers` and `expand`)."""
+    if not layer_of:
+        return drawing()
+    by_layer = {node: layer.label for node, layer in layer_of.items()}.get
+    if expand is True:  # every layer open: each module's ops in a labelled frame
+        return drawing(by_layer, False, opened=set(layer_of.values()))
+    if expand or layers is True:
+        return drawing(by_layer, True, opened=_opened(expand or (), layer_of))
+    ops = drawing()
+    if ops.fits(min(fit_width_px, LAYER_FIT_PX), max(min_text_px, LAYER_TEXT_PX)):
+        return ops
+    return drawing(by_layer, True, opened=set())
+
+
+def _opened(keys, layer_of: dict) -> set:
+    """The layers `expand=` names: "features.3", or "cell" for every call of a module called
+    several times ("cell[2]" for one of them)."""
+    if isinstance(keys, str):
+        keys = [keys]
+    layers = sorted(set(layer_of.values()), key=lambda layer: layer.key)
+    opened = set()
+    for key in keys:
+        found = [layer for layer in layers if layer.key == key or layer.key.startswith(f"{key}[")]
+        if not found:
+            known = ", ".join(repr(layer.key) for layer in layers)
+            raise ValueError(f"draw: expand={key!r} names no layer of this graph; its layers are {known}")
+        opened.update(found)
+    return opened
+
+
+def _drawing(
+    tensors, reader, names, kind, group, collapse, opened, layer_of, show_saved, values, max_nodes,
+    highlight, legend, show_data, show_grad, show_shape, rankdir, fit_width_px, min_text_px, language,
+) -> GraphView:  # fmt: skip
+    """Lay out one drawing of the graph: draw()'s work once its options are checked."""
+    model = graph_model
     views = []
     if kind in ("forward", "both"):
-        views.append(model.forward_model(tensors, names, group, reader, language))
+        views.append(model.forward_model(tensors, names, group, reader, language, values))
     if kind in ("backward", "both"):
-        views.append(model.backward_model(tensors, names, show_saved, reader, language))
+        views.append(model.backward_model(tensors, names, show_saved, reader, language, values))
     nodes = edges = hidden = 0
     boxes = []
     drawn = []  # (model, id prefix, highlighted box ids)
+    layered = opened is not None
     for view in views:
         if collapse and view.kind == "forward":
-            view = model.collapse(view)
+            view = model.collapse(view, opened_groups={layer.label for layer in opened or ()})
+            if layered:
+                model.describe_layers(view, layer_of, reader, language)
         view = model.elide(view, max_nodes, language)
         if view.kind == "forward":
             view = model.split_shared_leaves(view, language=language)
@@ -321,6 +427,8 @@ def draw(
             legend_kinds = tuple(k for k in legend_kinds if k[0] != "saved")
         if kind == "both":
             legend_kinds = dot.LEGEND + dot.BACKWARD_LEGEND[1:3]
+        if layered:
+            legend_kinds = legend_kinds + (("group", "draw.legend.layer"),)
 
     def digraph(direction: str) -> graphviz.Digraph:
         return _digraph(drawn, kind, direction, legend_kinds, language)
@@ -329,7 +437,12 @@ def draw(
     if rankdir == "auto":
         rankdir, svg = _choose_rankdir(digraph, fit_width_px, min_text_px)
     graph = digraph(rankdir)
-    return GraphView(graph, kind, nodes, edges, hidden, boxes, language=language, svg=svg)
+    view = GraphView(graph, kind, nodes, edges, hidden, boxes, language=language, svg=svg)
+    if layered:
+        view.layers = {svg_id: box.ref for svg_id, box in boxes if box.kind == "group"}
+        view.opened = sorted(layer.key for layer in opened)
+        view.layer_of = layer_of
+    return view
 
 
 def _digraph(drawn: list, kind: str, rankdir: str, legend_kinds, language: str) -> graphviz.Digraph:
@@ -373,16 +486,6 @@ def _choose_rankdir(
     if DrawingSize.of(down_svg).width_px < across.width_px:
         return "TB", down_svg
     return "LR", svg
-
-
-def named(names, model=None) -> dict | None:
-    """`names=` as a mapping: a mapping, or (name, tensor) pairs such as
-    `model.named_parameters()`; a model's own parameter names come first."""
-    if model is None and (names is None or isinstance(names, Mapping)):
-        return names
-    found = dict(model.named_parameters()) if model is not None else {}
-    found.update(names.items() if isinstance(names, Mapping) else names or ())
-    return found
 
 
 def _side_by_side(graph: graphviz.Digraph, views: list[model.Model]) -> None:

@@ -28,11 +28,15 @@ import traitlets
 
 from .. import engine, ui_text
 from ..core.creation import tensor
+from ..core.printing import short_number
 from ..core.protocol import AUTOGRADVIZ, GraphNode, reader_for
-from ..viz.labels import preview
+from ..viz.labels import preview, remembered_rows
 from ..viz.model import Namer
-from ..viz.view import draw, fitted_picture_html, named
+from ..viz.modules import Layer
+from ..viz.names import resolve_names
+from ..viz.view import draw, fitted_picture_html
 from . import trace
+from .layer_text import explain_layer
 from .lifetime import forget_without_kernel, widget_tree
 
 _HERE = Path(__file__).parent
@@ -43,12 +47,15 @@ READABLE_PX = 10
 # a stepper cannot scroll sideways (its buttons and panel would leave the picture), so it is laid
 # out for the narrowest classroom output: JupyterLab at 1024 px with its file browser open
 FIT_WIDTH_PX = 590
+# quiz mode asks for the gradients a step sends only when each has at most this many numbers
+QUIZ_MAX_VALUES = 64
 # the strings the browser shows that no frame holds: buttons, tooltips, legend, quiz (stepper.js)
 _LABEL_KEYS = (
     "reset", "reset_tip", "back", "back_tip", "next", "next_tip", "play", "pause", "play_tip",
     "end", "end_tip", "slider_tip", "speed_tip", "speed", "keys_tip",
     "legend.done", "legend.current", "legend.waiting", "legend.untouched",
     "quiz.head", "quiz.check", "quiz.check_tip", "quiz.right", "quiz.wrong",
+    "into", "into_tip", "out", "out_tip", "zoom_in", "zoom_out", "zoom_fit", "zoom_tip", "inside",
 )  # fmt: skip
 
 
@@ -60,6 +67,11 @@ class BackwardStepper(anywidget.AnyWidget):
     all) or untouched, and explains the current step: upstream × local
     derivative = what each input receives, paths adding up, broadcasting
     summed away. With quiz=True the learner predicts each step first.
+
+    names: by default the caller's variables name the tensors they hold, and
+    a model among them (or `model=`) names its parameters by path (`0.weight`),
+    as in `agv.draw`; names= a mapping or (name, tensor) pairs instead;
+    names=False turns that off. The rule: `agv.viz.names.resolve_names`.
 
     language: "en" or "zh" for this stepper's text; default: `agv.set_language`'s.
     Keys, with the widget focused (click it): ← → step, Space plays and
@@ -77,6 +89,14 @@ class BackwardStepper(anywidget.AnyWidget):
     position = traitlets.Int(0).tag(sync=True)
     quiz = traitlets.Bool(False).tag(sync=True)
     labels = traitlets.Dict().tag(sync=True)  # the buttons' text and the rest of _LABEL_KEYS
+    # every box's marks, {svg id: [arrives, runs, done]}: its state at each position (trace.state_class)
+    timeline = traitlets.Dict().tag(sync=True)
+    # a network stepped layer by layer: the layer boxes ({svg id: layer key}) a click opens, and
+    # each layer's own view, its ops step by step ({key: {svg, frames, timeline, enter, leave, title}})
+    modules = traitlets.Dict().tag(sync=True)
+    details = traitlets.Dict().tag(sync=True)
+    detail = traitlets.Unicode("").tag(sync=True)  # the open layer's key; "" for the layer view
+    detail_position = traitlets.Int(0).tag(sync=True)
 
     @traitlets.validate("position")
     def _valid_position(self, proposal):
@@ -99,7 +119,7 @@ class BackwardStepper(anywidget.AnyWidget):
         self._closed, self._made = False, []
         self._language = ui_text.resolve_language(language)
         self._root, self._gradient = root, gradient
-        names = named(names, draw_options.pop("model", None))
+        names = resolve_names(names, draw_options.pop("model", None), roots=[root])
         self._tensors_reader = reader_for(root) or AUTOGRADVIZ
         if self._tensors_reader is AUTOGRADVIZ:
             self._steps = trace.record(root, gradient, names)
@@ -115,12 +135,26 @@ class BackwardStepper(anywidget.AnyWidget):
         draw_options.setdefault("fit_width_px", FIT_WIDTH_PX)
         draw_options.setdefault("min_text_px", READABLE_PX)
         draw_options.setdefault("language", self._language)  # the picture's legend speaks as the panel
-        self._view = draw(root, kind=kind, names=names, **draw_options)
-        self._ids = _svg_ids(self._view.boxes, self._tensors_reader)
+        self._draw = {"kind": kind, "names": names, **draw_options}
+        self._final = {}  # node -> the gradient its step received (all paths summed)
+        for step in self._steps:
+            self._final.setdefault(step.node, step.upstream)
+        self._rows = None  # the table's tensors, found once (_tensors)
         self._applied = False
+        self._last = len(self._steps)  # the last position: every step (or, by layers, every layer) has run
+        with remembered_rows():  # by layers, the graph is drawn once per layer: each heatmap made once
+            self._view = draw(root, **self._draw)
+            if self._view.layered:
+                frames, timeline, modules, details = self._layer_views()
+            else:
+                frames, timeline = self._op_frames()
+                modules, details = {}, {}
         super().__init__(
             svg=_strip_xml_prolog(self._view.svg()),
-            frames=self._frames(),
+            frames=frames,
+            timeline=timeline,
+            modules=modules,
+            details=details,
             position=0,
             quiz=quiz,
             labels={key: self._text("stepper." + key) for key in _LABEL_KEYS},
@@ -191,13 +225,14 @@ class BackwardStepper(anywidget.AnyWidget):
         # every reference to the graph: the tensors, the nodes (they hold their saved tensors and
         # edges, so one node keeps the whole graph alive), the drawing's boxes, the names' tensors
         self._root = self._gradient = self._root_node = self._seed = None
-        self._steps, self._namer, self._view, self._ids = [], None, None, {}
+        self._steps, self._namer, self._view, self._final, self._rows = [], None, None, {}, None
+        self._draw = {}  # its names= hold tensors
         super().close()  # first the widget: its view must not see the emptied frames below
         for widget in self._made:
             widget.close()
         self._made = []
         # the synced state is text and numbers, no graph, but it can be megabytes for a big graph
-        self.svg, self.frames = "", []
+        self.svg, self.frames, self.timeline, self.details, self.modules = "", [], {}, {}, {}
 
     def _check_open(self, what: str) -> None:
         if self._closed:
@@ -216,9 +251,9 @@ class BackwardStepper(anywidget.AnyWidget):
 
     @property
     def last(self) -> int:
-        """The last position: every step has run."""
+        """The last position: every step has run (by layers: every layer)."""
         self._check_open("last")
-        return len(self._steps)
+        return self._last
 
     def next(self) -> int:
         self._check_open("next()")
@@ -267,11 +302,45 @@ class BackwardStepper(anywidget.AnyWidget):
             result[t] = None if value is None else tensor(np.asarray(value))
         return result
 
-    def frame_svg(self, position: int | None = None) -> str:
+    def frame_svg(self, position: int | None = None, layer: str | None = None) -> str:
         """The picture at `position` (default: the current one), as SVG text
-        that styles itself: the same restyling the widget does in the browser."""
+        that styles itself: the same restyling the widget does in the browser.
+        layer: a layer's own view (a key of `details`), position counted in it."""
+        if layer is None and position is None and self.detail:
+            layer, position = self.detail, self.detail_position
+        if layer is not None:
+            view = self._detail_view(layer, "frame_svg()")
+            position = self.detail_position if position is None else position
+            if not isinstance(position, int) or not 0 <= position < len(view["frames"]):
+                raise IndexError(f"frame_svg: position {position!r} is outside 0..{len(view['frames']) - 1}")
+            return styled_svg(view["svg"], _classes(view["timeline"], position))
         position = self._frame_position(position, "frame_svg()")
-        return styled_svg(self.svg, self.frames[position]["classes"])
+        return styled_svg(self.svg, _classes(self.timeline, position))
+
+    def step_into(self, layer: str | None = None) -> str:
+        """Open a layer's own view, its ops step by step (default: the layer the
+        current position offers, the one just run). Returns the layer's key."""
+        self._check_open("step_into()")
+        key = self.frames[self.position].get("into") if layer is None else layer
+        self._detail_view(key, "step_into()")
+        self.detail_position = 0
+        self.detail = key
+        return key
+
+    def step_out(self) -> int:
+        """Back to the layer view, at the position after the open layer's step."""
+        self._check_open("step_out()")
+        if not self.detail:
+            raise RuntimeError("step_out: no layer is open; step_into() opens one")
+        self.position = self.details[self.detail]["leave"]
+        self.detail = ""
+        return self.position
+
+    def _detail_view(self, key, caller: str) -> dict:
+        if key not in self.details:
+            known = ", ".join(repr(k) for k in self.details) or "none: this stepper steps op by op"
+            raise KeyError(f"{caller[:-2]}: {key!r} is not a layer of this stepper; its layers are {known}")
+        return self.details[key]
 
     def _frame_position(self, position: int | None, caller: str) -> int:
         self._check_open(caller)
@@ -327,6 +396,11 @@ class BackwardStepper(anywidget.AnyWidget):
             "position": 0,
             "quiz": self.quiz,
             "labels": self.labels,
+            "timeline": self.timeline,
+            "modules": self.modules,
+            "details": self.details,
+            "detail": "",
+            "detail_position": 0,
         }
         page = _PAGE.format(
             lang="zh-CN" if self._language == "zh" else "en",
@@ -344,7 +418,10 @@ class BackwardStepper(anywidget.AnyWidget):
     # -- frames -----------------------------------------------------------------
 
     def _tensors(self) -> list[tuple[object, GraphNode]]:
-        """(tensor, the node whose gradient is that tensor's), leaves first."""
+        """(tensor, the node whose gradient is that tensor's), leaves first: found
+        once, as every frame's table lists them."""
+        if self._rows is not None:
+            return self._rows
         seen, out = set(), []
         for step in self.steps:
             if step.leaf is not None and id(step.leaf) not in seen:
@@ -357,13 +434,11 @@ class BackwardStepper(anywidget.AnyWidget):
             if grad_fn in stepped and id(t) not in seen:
                 seen.add(id(t))
                 out.append((t, grad_fn))
+        self._rows = out
         return out
 
     def _final_grad(self, node: GraphNode):
-        for step in self.steps:
-            if step.node is node:
-                return step.upstream
-        return None
+        return self._final.get(node)
 
     def _label(self, tensor_or_node) -> str:
         if self._tensors_reader.is_tensor(tensor_or_node):
@@ -399,32 +474,205 @@ class BackwardStepper(anywidget.AnyWidget):
                 rules[sent.input] = f"{rule} = {value}"
         return rules
 
-    def _frames(self) -> list[dict]:
+    def _op_frames(self) -> tuple[list[dict], dict]:
+        """One frame per position of the walk, and the boxes' timeline: built in
+        one pass, each position's state made from the one before."""
+        marks = trace.timeline([[step] for step in self._steps], self._root_node)
+        timeline = _box_marks(_svg_ids(self._view.boxes, self._tensors_reader), marks)
         frames = []
-        for position in range(self.last + 1):
-            now = trace.state_at(self.steps, position, self._root_node, self._seed)
-            classes = {}
-            for node in now.done:
-                for svg_id in self._ids.get(node, ()):
-                    classes[svg_id] = "done"
-            for node in now.waiting:
-                for svg_id in self._ids.get(node, ()):
-                    classes[svg_id] = "waiting"
-            if now.current is not None:
-                for svg_id in self._ids.get(now.current, ()):
-                    classes[svg_id] = "current"
-            step = self.steps[position - 1] if position else None
-            next_step = self.steps[position] if position < self.last else None
+        states = trace.states(self._steps, self._root_node, self._seed)
+        for position, now in enumerate(states):
+            step = self._steps[position - 1] if position else None
+            next_step = self._steps[position] if position < self.last else None
             frames.append(
-                {
-                    "classes": classes,
-                    "title": self._title(position, step),
-                    "panel": self._panel(position, step),
-                    "table": self._table(now),
-                    "quiz": self._quiz(next_step) if next_step is not None else None,
-                }
+                self._frame(self._title(position, step), self._panel(position, step), now, next_step)
             )
-        return frames
+        return frames, timeline
+
+    def _frame(self, title: str, panel: str, now: trace.State, next_step) -> dict:
+        return {
+            "title": title,
+            "panel": panel,
+            "table": self._table(now),
+            "quiz": self._quiz(next_step) if next_step is not None else None,
+        }
+
+    def _layer_views(self) -> tuple[list[dict], dict, dict, dict]:
+        """A network, layer by layer: the layer view's frames (one step per layer,
+        trace.chunks), its timeline, the layer boxes a click opens, and for each
+        layer its own view (the picture with that layer open, one frame per op).
+        The steps are the engine's walk, grouped: no second backward."""
+        layer_of = self._view.layer_of
+        chunks = trace.chunks(self._steps, layer_of)
+        self._last = len(chunks)
+        ordered = [step for chunk in chunks for step in chunk.steps]  # the walk, layer by layer
+        top_marks = trace.timeline([chunk.steps for chunk in chunks], self._root_node)
+        op_marks = trace.timeline([[step] for step in ordered], self._root_node)
+        top_ids = _svg_ids(self._view.boxes, self._tensors_reader)
+        timeline = _box_marks(top_ids, top_marks)
+        modules = {svg_id: layer.key for svg_id, layer in self._view.layers.items()}
+
+        starts, position = [], 0  # where each chunk's steps begin in `ordered`
+        for chunk in chunks:
+            starts.append(position)
+            position += len(chunk.steps)
+        keys = {}  # chunk index -> its detail's key (a layer whose steps split in two gets "key~2")
+        for index, chunk in enumerate(chunks):
+            if chunk.layer is not None:
+                key, n = chunk.layer.key, 1
+                while key in keys.values():
+                    n += 1
+                    key = f"{chunk.layer.key}~{n}"
+                keys[index] = key
+        begins = {start: index for index, start in enumerate(starts)}
+        ends = {start + len(chunk.steps): index for index, (start, chunk) in enumerate(zip(starts, chunks))}
+        frames: list[dict] = []
+        details: dict[str, dict] = {}
+        states = trace.states(ordered, self._root_node, self._seed)
+        running = None  # the chunk whose steps are running at q
+        for q, now in enumerate(states):
+            if q in ends and ends[q] in keys:  # a layer's last frame: all its steps have run
+                index = ends[q]
+                self._detail_frame(details, chunks[index], keys[index], q - starts[index], now, None)
+            if q in begins or q == len(ordered):
+                j = begins.get(q, len(chunks))  # the layer view's position: j chunks have run
+                into = keys.get(j - 1) if j else keys.get(0)
+                frames.append(self._layer_frame(j, chunks, now, into))
+            running = begins.get(q, running)
+            if q < len(ordered) and running in keys:
+                chunk, key = chunks[running], keys[running]
+                if key not in details:
+                    details[key] = self._detail(chunk, key, op_marks, starts[running], running)
+                self._detail_frame(
+                    details, chunk, key, q - starts[running], now, chunk.steps[q - starts[running]]
+                )
+        return frames, timeline, modules, details
+
+    def _layer_frame(self, j: int, chunks: list, now: trace.State, into: str | None) -> dict:
+        """The layer view after j layer steps: the title, the panel (what the layer
+        just run received, sent and wrote), the table; no quiz (a layer's gradients
+        are too big to type: its own view quizzes op by op)."""
+        names = [self._chunk_name(chunk) for chunk in chunks]
+        if j == 0:
+            order = (
+                names
+                if len(names) <= 12
+                else [*names[:6], self._text("stepper.panel.more", count=len(names) - 10), *names[-4:]]
+            )
+            title = self._text("stepper.title.layer_start", steps=len(chunks), ops=len(self._steps))
+            start = self._text(
+                "stepper.panel.start",
+                root=html.escape(self._label(self._root)),
+                seed=html.escape(preview(self._seed)),
+            )
+            order = " → ".join(html.escape(name) for name in order)
+            panel = f"<p>{start}</p><p>{self._text('stepper.layer.order', order=order)}</p>"
+        else:
+            title = self._text("stepper.title.layer_step", position=j, last=len(chunks), name=names[j - 1])
+            panel = self._layer_panel(chunks[j - 1], now)
+        frame = self._frame(title, panel, now, None)
+        frame["into"] = into
+        return frame
+
+    def _chunk_name(self, chunk: trace.Chunk) -> str:
+        if chunk.layer is not None:
+            return chunk.layer.label
+        ops = [step.op or step.name for step in chunk.steps if step.leaf is None]
+        return ", ".join(reversed(dict.fromkeys(ops))) or chunk.steps[0].name  # in forward order
+
+    def _layer_panel(self, chunk: trace.Chunk, now: trace.State) -> str:
+        """One layer's backward step, as a whole: the gradient that arrived at its
+        output, what it sent to its input, each parameter's gradient, and the
+        layer's formulas in matrix form with the real shapes (layer_text.py)."""
+        e = html.escape
+        layer = chunk.layer
+        ops = [step for step in chunk.steps if step.leaf is None]
+        own = set(layer.nodes) if layer is not None else {step.node for step in chunk.steps}
+        parts = [f'<p class="agv-node-name">{e(self._chunk_name(chunk))}</p>']
+        output = next(
+            (s for s in ops if layer is not None and s.node is layer.output), ops[0] if ops else None
+        )
+        y_shape = x_shape = None
+        if output is not None:
+            y_shape = tuple(np.shape(output.upstream))
+            parts.append(
+                f"<p>{self._text('stepper.layer.arrives', value=self._value_html(output.upstream))}</p>"
+            )
+        for step in ops:
+            for sent in step.sent:
+                if sent.target in own:
+                    continue
+                x_shape = tuple(np.shape(sent.value))
+                before = self._view.layer_of.get(sent.target)  # the layer that made this input
+                target = e(
+                    self._text("stepper.layer.output_of", layer=before.label)
+                    if before is not None and sent.target is before.output
+                    else self._target_label(sent)
+                )
+                parts.append(
+                    f"<p>{self._text('stepper.layer.sends', target=target, value=self._value_html(sent.value))}</p>"
+                )
+        params = {}
+        for step in chunk.steps:
+            if step.leaf is None:
+                continue
+            name = self._label(step.leaf)
+            params[name.rsplit(".", 1)[-1]] = tuple(np.shape(step.leaf_after))
+            parts.append(
+                f"<p>{self._text('stepper.layer.param', name=e(name), value=self._value_html(step.upstream))}</p>"
+            )
+        module = layer.module if layer is not None else _loss_name(ops)
+        if module is not None and y_shape is not None:
+            lines = explain_layer(module, x_shape, y_shape, params, self._language)
+            if lines:
+                parts.append(
+                    '<div class="agv-layer-math">' + "".join(f"<p>{line}</p>" for line in lines) + "</div>"
+                )
+        if layer is not None and len(ops) > 1:
+            parts.append(
+                f'<p class="agv-hint">{self._text("stepper.layer.into_hint", count=len(chunk.steps))}</p>'
+            )
+        return "".join(parts)
+
+    def _value_html(self, array) -> str:
+        """A gradient in a panel line: its numbers when small, else its shape and norm."""
+        array = np.asarray(array)
+        if array.size <= 6:
+            return f"<code>{html.escape(preview(array))}</code>"
+        norm = float(np.linalg.norm(array.reshape(-1)))  # BLAS: 50x faster than a sum of squares
+        return self._text(
+            "stepper.layer.big_value", shape=html.escape(str(array.shape)), norm=short_number(norm)
+        )
+
+    def _detail_frame(self, details: dict, chunk, key: str, k: int, now: trace.State, next_step) -> None:
+        """Frame k of a layer's own view: k of its steps have run."""
+        step = chunk.steps[k - 1] if k else None
+        if step is None:
+            title = self._text("stepper.title.inside_start", layer=chunk.layer.label, steps=len(chunk.steps))
+        else:
+            title = self._text(
+                "stepper.title.inside",
+                layer=chunk.layer.label,
+                position=k,
+                last=len(chunk.steps),
+                name=step.name,
+            )
+        panel = self._panel(k, step) if step is not None else self._layer_panel(chunk, now)
+        details[key]["frames"].append(self._frame(title, panel, now, next_step))
+
+    def _detail(self, chunk: trace.Chunk, key: str, op_marks: dict, start: int, index: int) -> dict:
+        """One layer's own view: the picture with that layer open, its marks
+        counted from the layer's first op."""
+        view = draw(self._root, **{**self._draw, "layers": True, "expand": [chunk.layer.key]})
+        marks = _box_marks(_svg_ids(view.boxes, self._tensors_reader), op_marks, shift=start)
+        return {
+            "svg": _strip_xml_prolog(view.svg()),
+            "frames": [],
+            "timeline": marks,
+            "enter": index,
+            "leave": index + 1,
+            "title": chunk.layer.label,
+        }
 
     def _title(self, position: int, step: trace.Step | None) -> str:
         if step is None:
@@ -532,6 +780,9 @@ class BackwardStepper(anywidget.AnyWidget):
         if step.leaf is not None:
             hint += self._text("stepper.quiz.hint_leaf")
             return {"targets": [], "prompts": [], "expected": [], "hint": hint}
+        if any(np.size(s.value) > QUIZ_MAX_VALUES for s in step.sent):
+            # a layer's gradient is too many numbers to type: the hint still says the rule
+            return {"targets": [], "prompts": [], "expected": [], "hint": hint}
         targets = [
             self._text("stepper.target", target=self._target_label(s), number=s.input + 1) for s in step.sent
         ]
@@ -543,19 +794,57 @@ class BackwardStepper(anywidget.AnyWidget):
         }
 
 
-def _svg_ids(boxes, tensors) -> dict[GraphNode, list[str]]:
-    """Which drawn boxes stand for each backward node."""
-    ids: dict[GraphNode, list[str]] = {}
+def _svg_ids(boxes, tensors) -> dict[str, list[GraphNode]]:
+    """The backward nodes each drawn box stands for: its own node, or a layer's nodes."""
+    ids: dict[str, list[GraphNode]] = {}
     for svg_id, box in boxes:
         ref = box.ref
+        if isinstance(ref, Layer):
+            ids[svg_id] = list(ref.nodes)
+            continue
         node = tensors.node(ref) if tensors.is_tensor(ref) else ref
         if node is not None:
-            ids.setdefault(node, []).append(svg_id)
+            ids.setdefault(svg_id, []).append(node)
     return ids
+
+
+def _box_marks(ids: dict[str, list[GraphNode]], marks: dict, shift: int = 0) -> dict[str, list]:
+    """Each box's [arrives, runs, done] positions (trace.state_class reads them) from its
+    nodes' [arrives, runs]: the first arrival, the first run, one past the last run.
+    `shift` counts positions from a layer's first step (a layer's own view)."""
+    found = {}
+    for svg_id, nodes in ids.items():
+        known = [marks[node] for node in nodes if node in marks]
+        if not known:
+            continue
+        ran = [runs for _, runs in known if runs is not None]
+        arrives = min(arrives for arrives, _ in known) - shift
+        runs = (min(ran) - shift) if ran else None
+        done = (max(ran) + 1 - shift) if ran else None
+        found[svg_id] = [arrives, runs, done]
+    return found
+
+
+def _loss_name(ops: list) -> str | None:
+    """The loss a chunk of ops outside any module computes, for layer_text: log_softmax
+    then nll_loss is cross-entropy."""
+    names = {step.op for step in ops}
+    if {"log_softmax", "nll_loss"} <= names:
+        return "cross_entropy"
+    for loss in ("mse_loss", "nll_loss", "cross_entropy"):
+        if loss in names:
+            return loss
+    return None
 
 
 def _strip_xml_prolog(svg: str) -> str:
     return svg[svg.index("<svg") :]
+
+
+def _classes(timeline: Mapping[str, list[int]], position: int) -> dict[str, str]:
+    """Each box's state at `position`, from its timeline marks (stepper.js does the same)."""
+    found = {svg_id: trace.state_class(marks, position) for svg_id, marks in timeline.items()}
+    return {svg_id: state for svg_id, state in found.items() if state}
 
 
 _STATE_CLASS = re.compile(r'(<g id="(agv-[^"]+)" class=")')

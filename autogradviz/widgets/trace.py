@@ -245,3 +245,89 @@ def state_at(steps: list[Step], position: int, root_node: GraphNode, seed: np.nd
             waiting[sent.target] = sent.after if sent.after is not None else sent.value
     current = steps[position - 1].node if position > 0 else None
     return State(done, current, waiting, leaf_grads)
+
+
+def states(steps: list[Step], root_node: GraphNode, seed: np.ndarray):
+    """State at position 0, 1, ..., len(steps), each made from the one before:
+    one pass over the walk, not a replay per position. Each State shares its
+    dicts with no other (a position's table is read while the next is made)."""
+    waiting: dict[GraphNode, np.ndarray] = {root_node: seed}
+    leaf_grads: dict[object, np.ndarray] = {}
+    done: list[GraphNode] = []
+    yield State(list(done), None, dict(waiting), dict(leaf_grads))
+    for step in steps:
+        waiting.pop(step.node, None)
+        done.append(step.node)
+        if step.leaf is not None:
+            leaf_grads[step.leaf] = step.leaf_after
+        for sent in step.sent:
+            waiting[sent.target] = sent.after if sent.after is not None else sent.value
+        yield State(done, step.node, dict(waiting), dict(leaf_grads))
+
+
+@dataclass
+class Chunk:
+    """The steps of one layer (one module call), or of the ops between layers
+    (layer None: a loss, a residual add), as one step of the layer view."""
+
+    layer: object  # viz.modules.Layer, or None
+    steps: list[Step] = field(default_factory=list)
+
+
+def chunks(steps: list[Step], layer_of: Mapping) -> list[Chunk]:
+    """The walk grouped by layer: each run of consecutive steps of one module
+    call is a chunk. A leaf's AccumulateGrad step joins the chunk of the step
+    that sent its last gradient: by then its gradient is complete (the engine
+    runs it later, once nothing else can reach it; the op view shows that order)."""
+    found: list[Chunk] = []
+    chunk_of_step: dict[int, Chunk] = {}
+    last_sender: dict[GraphNode, int] = {}
+    for step in steps:
+        if step.leaf is not None:
+            chunk = chunk_of_step.get(last_sender.get(step.node, -1))
+            if chunk is None:  # the root itself is a leaf: nothing sent to it
+                chunk = Chunk(layer_of.get(step.node))
+                found.append(chunk)
+            chunk.steps.append(step)
+            continue
+        layer = layer_of.get(step.node)
+        if not found or found[-1].layer is not layer or _only_leaves(found[-1]):
+            found.append(Chunk(layer))
+        found[-1].steps.append(step)
+        chunk_of_step[step.index] = found[-1]
+        for sent in step.sent:
+            last_sender[sent.target] = step.index
+    for chunk in found:
+        chunk.steps.sort(key=lambda step: step.index)
+    return found
+
+
+def _only_leaves(chunk: Chunk) -> bool:
+    return all(step.leaf is not None for step in chunk.steps)
+
+
+def timeline(units: list[list[Step]], root_node: GraphNode) -> dict[GraphNode, list[int]]:
+    """For each node: [the position its first gradient arrives, the position its
+    step runs]. Position k means k units have run (a unit is one step, or a
+    layer's steps); the root's gradient is there at 0. (None: it never runs.) A node is waiting from
+    the first, current at the second, done after it: every frame's marks in one
+    table, so a stepper holds one entry per node, not one per node per frame."""
+    marks: dict[GraphNode, list] = {root_node: [0, None]}
+    for position, unit in enumerate(units, start=1):
+        for step in unit:
+            marks.setdefault(step.node, [position, position])[1] = position
+            for sent in step.sent:
+                marks.setdefault(sent.target, [position, None])
+    return marks
+
+
+def state_class(marks: list[int], position: int) -> str | None:
+    """A box's state at `position` from its [arrives, runs, done] marks (stepper.js does the same)."""
+    arrives, runs, done = marks
+    if runs is not None and position >= done:
+        return "done"
+    if runs is not None and position >= runs:
+        return "current"
+    if position >= arrives:
+        return "waiting"
+    return None
