@@ -206,9 +206,11 @@ function render({ model, el }) {
     views.set(key, view);
     return view;
   }
+  // a module's picture is laid out by the kernel when it is first opened: until it arrives
+  // (change:details), the layer view stays on screen
   function openKey() {
     const key = model.get("detail") || "";
-    return key && details()[key] ? key : "";
+    return key && details()[key] && details()[key].svg ? key : "";
   }
   function shown() {
     const key = openKey();

@@ -140,6 +140,7 @@ class BackwardStepper(anywidget.AnyWidget):
         for step in self._steps:
             self._final.setdefault(step.node, step.upstream)
         self._rows = None  # the table's tensors, found once (_tensors)
+        self._unlaid = {}  # the layers whose own picture is not laid out yet (_lay_out)
         self._applied = False
         self._last = len(self._steps)  # the last position: every step (or, by layers, every layer) has run
         with remembered_rows():  # by layers, the graph is drawn once per layer: each heatmap made once
@@ -226,6 +227,7 @@ class BackwardStepper(anywidget.AnyWidget):
         # edges, so one node keeps the whole graph alive), the drawing's boxes, the names' tensors
         self._root = self._gradient = self._root_node = self._seed = None
         self._steps, self._namer, self._view, self._final, self._rows = [], None, None, {}, None
+        self._unlaid = {}
         self._draw = {}  # its names= hold tensors
         super().close()  # first the widget: its view must not see the emptied frames below
         for widget in self._made:
@@ -309,7 +311,9 @@ class BackwardStepper(anywidget.AnyWidget):
         if layer is None and position is None and self.detail:
             layer, position = self.detail, self.detail_position
         if layer is not None:
-            view = self._detail_view(layer, "frame_svg()")
+            self._detail_view(layer, "frame_svg()")
+            self._lay_out(layer)
+            view = self.details[layer]
             position = self.detail_position if position is None else position
             if not isinstance(position, int) or not 0 <= position < len(view["frames"]):
                 raise IndexError(f"frame_svg: position {position!r} is outside 0..{len(view['frames']) - 1}")
@@ -388,6 +392,7 @@ class BackwardStepper(anywidget.AnyWidget):
         """A standalone page that steps through every frame: no kernel, no network.
         title: the page's title; default "autogradviz: backward, step by step" (in the stepper's language)."""
         self._check_open("to_html()")
+        self._lay_out(*self.details)  # the page has no kernel to lay out a layer when it is opened
         script = (_HERE / "stepper.js").read_text(encoding="utf-8")
         css = (_HERE / "stepper.css").read_text(encoding="utf-8")
         state = {
@@ -661,18 +666,40 @@ class BackwardStepper(anywidget.AnyWidget):
         details[key]["frames"].append(self._frame(title, panel, now, next_step))
 
     def _detail(self, chunk: trace.Chunk, key: str, op_marks: dict, start: int, index: int) -> dict:
-        """One layer's own view: the picture with that layer open, its marks
-        counted from the layer's first op."""
-        view = draw(self._root, **{**self._draw, "layers": True, "expand": [chunk.layer.key]})
-        marks = _box_marks(_svg_ids(view.boxes, self._tensors_reader), op_marks, shift=start)
+        """One layer's own view, its picture not yet laid out: a layout per layer
+        would cost a VGG-11 stepper seconds, and a class opens a few layers. The
+        picture is made when the layer is first opened (_lay_out), or for every
+        layer by to_html(), whose page has no kernel to ask."""
+        self._unlaid[key] = (chunk.layer.key, op_marks, start)
         return {
-            "svg": _strip_xml_prolog(view.svg()),
+            "svg": "",
             "frames": [],
-            "timeline": marks,
+            "timeline": {},
             "enter": index,
             "leave": index + 1,
             "title": chunk.layer.label,
         }
+
+    def _lay_out(self, *keys: str) -> None:
+        """Lay out the pictures of these layers' own views, where not done yet:
+        the picture with that layer open, its marks counted from the layer's first op."""
+        keys = [key for key in keys if key in self._unlaid]
+        if not keys:
+            return
+        details = dict(self.details)
+        with remembered_rows():
+            for key in keys:
+                layer, op_marks, start = self._unlaid.pop(key)
+                view = draw(self._root, **{**self._draw, "layers": True, "expand": [layer]})
+                marks = _box_marks(_svg_ids(view.boxes, self._tensors_reader), op_marks, shift=start)
+                details[key] = {**details[key], "svg": _strip_xml_prolog(view.svg()), "timeline": marks}
+        self.details = details  # a new dict: the browser hears of it
+
+    @traitlets.observe("detail")
+    def _opened(self, change) -> None:
+        # the browser opened a layer (Step into, or a click on its box): its picture, if not made yet
+        if change["new"] and not self._closed:
+            self._lay_out(change["new"])
 
     def _title(self, position: int, step: trace.Step | None) -> str:
         if step is None:
