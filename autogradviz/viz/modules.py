@@ -10,8 +10,10 @@ steps) gives one layer per call, keyed `cell[1]` ... `cell[5]` in forward
 order; the parameters those calls share belong to none of them, so a drawing
 shows them once, feeding every call.
 
-Used by `agv.draw(loss)` (one box per layer when the ops would not fit) and by
-the BackwardStepper (one step per layer).
+A module that calls other modules (a Sequential, the model, an attention block
+around its q, k and v layers) is not a layer itself: the ops it runs between
+its layers stay ops. Used by `agv.draw(loss)` (one box per layer when the ops
+would not fit) and by the BackwardStepper (one step per layer).
 """
 
 from __future__ import annotations
@@ -71,9 +73,19 @@ def module_layers(root_nodes: list[GraphNode]) -> dict[GraphNode, Layer]:
             path = f"{path}[{seen[id(module)]}]"
         label = f"{path} {short_repr(module)}".strip()
         found.append(Layer(path, label, module, output, starts, frozenset(nodes)))
+    # A module that calls other modules (the model itself, an attention block around its q, k, v
+    # layers, an RNN around its cell) is not a layer: the ops it runs between its layers (the
+    # additions, the tanh, the softmax) are drawn as ops, between the layers' boxes. Boxed, they
+    # would make one box that every step of an unrolled RNN passes through.
+    called = {id(module) for module, _, _ in calls}
+    layers = [
+        layer
+        for layer in found
+        if not any(id(sub) in called for _, sub in layer.module.named_modules() if sub is not layer.module)
+    ]
     layer_of: dict[GraphNode, Layer] = {}
     # innermost first: a smaller call claims its nodes before the one around it
-    for layer in sorted(found, key=lambda layer: len(layer.nodes)):
+    for layer in sorted(layers, key=lambda layer: len(layer.nodes)):
         for node in layer.nodes:
             layer_of.setdefault(node, layer)
     return layer_of
