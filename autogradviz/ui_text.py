@@ -131,6 +131,10 @@ TABLE: dict[str, dict[str, str]] = {
         "zh": "发给其输入（{target}）的梯度 dX：{value}",
     },
     "stepper.layer.param": {"en": "Gradient of {name}: {value}", "zh": "{name} 的梯度：{value}"},
+    "stepper.layer.param_share": {
+        "en": "This call's part of the gradient of {name} (shared by every call): {value}",
+        "zh": "这次调用对 {name} 梯度的贡献（各次调用共享该参数）：{value}",
+    },
     "stepper.layer.big_value": {"en": "shape {shape}, norm {norm}", "zh": "形状 {shape}，范数 {norm}"},
     "stepper.layer.into_hint": {
         "en": "“Step into” walks its {count} steps one by one.",

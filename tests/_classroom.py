@@ -222,14 +222,18 @@ MEASURE = (
     }
     const r = stepper.getBoundingClientRect();
     const svg = stepper.querySelector('svg');
-    // inside the stepper too: a clipped or sideways-scrolling part (picture, legend) is cut off
+    // inside the stepper too: a clipped or sideways-scrolling part (the legend, the controls) is
+    // cut off. The picture itself pans, with its zoom and fit buttons (issue 24): it may scroll,
+    // so long as those are there
+    const pans = [...stepper.querySelectorAll('.agv-zoom-fit')].some(visible);
     let inner = 0;
     for (const el of [stepper, ...stepper.querySelectorAll('*')]) {
       if (el instanceof SVGElement || !visible(el)) continue;
+      if (pans && el.classList.contains('agv-picture')) continue;
       if (getComputedStyle(el).overflowX !== 'visible' && el.scrollWidth > el.clientWidth + 1)
         inner = Math.max(inner, el.scrollWidth - el.clientWidth);
     }
-    if (svg) inner = Math.max(inner, svg.getBoundingClientRect().right - r.right);
+    if (svg && !pans) inner = Math.max(inner, svg.getBoundingClientRect().right - r.right);
     steppers.push({cell: where(stepper), width: Math.round(r.width), area: area.clientWidth,
       picture_width: svg ? Math.round(svg.getBoundingClientRect().width) : 0,
       overflow: Math.max(overflow(stepper, area), Math.round(inner)), picture, html: panelText});

@@ -123,6 +123,9 @@ class GraphView:
         self.layers: dict = {}
         self.opened: list[str] = []  # the keys of the layers drawn open (expand=)
         self.layer_of: dict = {}  # backward node -> its Layer, for every node made inside a module
+        # html() shrinks the picture to its output until its smallest text is this (a network
+        # drawn by layers: LAYER_TEXT_PX; past it, the picture scrolls, with its zoom button)
+        self.min_text_px = MIN_TEXT_PX
 
     @property
     def source(self) -> str:
@@ -168,7 +171,7 @@ class GraphView:
         script = _ZOOM_SCRIPT.replace("WORDS", json.dumps(words, ensure_ascii=True)).replace(
             "WIDTH", str(width)
         )
-        picture = fitted_picture_html(self.svg(), self.summary(), MIN_TEXT_PX, direction)
+        picture = fitted_picture_html(self.svg(), self.summary(), self.min_text_px, direction)
         return f"{picture}<script>{script}</script>"
 
     def save(self, path: str | Path) -> Path:
@@ -313,7 +316,7 @@ def draw(
     BackwardStepper, which cannot scroll, asks for 590 px and 10 px).
     layers: a graph made by nn modules is drawn as one box per layer (module
     call) when its ops would not fit a 590 px output (JupyterLab at 1024 px with
-    the file browser open) with text of 10 px or more
+    the file browser open) with text of 10 px or more, left to right or top to bottom
     ("auto"); True always, False never. Each layer's box shows its name, type,
     output shape and, once backward has run, its parameters' gradient norm.
     expand: layers to draw open, their ops in place ("1", "features.3"; a module
@@ -348,30 +351,37 @@ def draw(
             'draw: expand= opens layers of a network drawn by layers (kind="forward", no group=)'
         )
 
-    def drawing(group=group, collapse=collapse, opened=None) -> GraphView:
+    def drawing(group=group, collapse=collapse, opened=None, fit=(fit_width_px, min_text_px)) -> GraphView:
         return _drawing(
             tensors, reader, names, kind, group, collapse, opened, layer_of, show_saved, values, max_nodes,
-            highlight, legend, show_data, show_grad, show_shape, rankdir, fit_width_px, min_text_px, language,
+            highlight, legend, show_data, show_grad, show_shape, rankdir, *fit, language,
         )  # fmt: skip
 
     with remembered_rows():  # a layer view redraws the arrays of the op view it replaces
-        return _by_layers_or_ops(drawing, layer_of, layers, expand, fit_width_px, min_text_px)
+        return _by_layers_or_ops(drawing, layer_of, layers, expand, rankdir, fit_width_px, min_text_px)
 
 
 def _by_layers_or_ops(
-    drawing: Callable, layer_of: dict, layers, expand, fit_width_px, min_text_px
+    drawing: Callable, layer_of: dict, layers, expand, rankdir, fit_width_px, min_text_px
 ) -> GraphView:
     """The ops, or one box per layer (see draw's `layers` and `expand`)."""
     if not layer_of:
+        if expand and expand is not True:
+            raise ValueError(f"draw: expand={expand!r} names no layer: no nn module made this graph")
         return drawing()
     by_layer = {node: layer.label for node, layer in layer_of.items()}.get
     if expand is True:  # every layer open: each module's ops in a labelled frame
         return drawing(by_layer, False, opened=set(layer_of.values()))
     if expand or layers is True:
         return drawing(by_layer, True, opened=_opened(expand or (), layer_of))
+    narrow = (min(fit_width_px, LAYER_FIT_PX), max(min_text_px, LAYER_TEXT_PX))
     ops = drawing()
-    if ops.fits(min(fit_width_px, LAYER_FIT_PX), max(min_text_px, LAYER_TEXT_PX)):
+    if ops.fits(*narrow):
         return ops
+    if rankdir == "auto" and ops.rankdir == "LR":  # laid out for the narrow output, top to bottom may fit
+        down = drawing(fit=narrow)
+        if down.fits(*narrow):
+            return down
     return drawing(by_layer, True, opened=set())
 
 
@@ -442,6 +452,7 @@ def _drawing(
         view.layers = {svg_id: box.ref for svg_id, box in boxes if box.kind == "group"}
         view.opened = sorted(layer.key for layer in opened)
         view.layer_of = layer_of
+        view.min_text_px = max(min_text_px, LAYER_TEXT_PX)
     return view
 
 

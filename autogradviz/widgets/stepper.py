@@ -603,9 +603,23 @@ class BackwardStepper(anywidget.AnyWidget):
             parts.append(
                 f"<p>{self._text('stepper.layer.arrives', value=self._value_html(output.upstream))}</p>"
             )
+        module_parameters = (
+            {id(p) for _, p in layer.module.named_parameters()} if layer is not None else set()
+        )
+        params = {}
         for step in ops:
             for sent in step.sent:
                 if sent.target in own:
+                    continue
+                leaf = sent.target.variable
+                if leaf is not None and id(leaf) in module_parameters:
+                    # a parameter the module's calls share (an RNN's cell): this call's part of its gradient
+                    name = self._label(leaf)
+                    params[name.rsplit(".", 1)[-1]] = tuple(np.shape(sent.value))
+                    line = self._text(
+                        "stepper.layer.param_share", name=e(name), value=self._value_html(sent.value)
+                    )
+                    parts.append(f"<p>{line}</p>")
                     continue
                 x_shape = tuple(np.shape(sent.value))
                 before = self._view.layer_of.get(sent.target)  # the layer that made this input
@@ -617,7 +631,6 @@ class BackwardStepper(anywidget.AnyWidget):
                 parts.append(
                     f"<p>{self._text('stepper.layer.sends', target=target, value=self._value_html(sent.value))}</p>"
                 )
-        params = {}
         for step in chunk.steps:
             if step.leaf is None:
                 continue
