@@ -11,7 +11,11 @@ For each it times, in Python, the stepper's parts (record the walk, lay out the
 picture once, compute every frame) and `frame_svg()`; then, in headless
 Chromium on the `to_html()` page, the time from clicking Next to the page being
 updated, median over --steps clicks. Target: a step on a 300-node graph updates
-in under 30 ms. This is a script, not a test. See benchmarks/README.md.
+in under 30 ms. Then, for real networks (--networks: the 3-layer MLP, a LeNet-style
+CNN and VGG-11 on one 224x224 image), bench_stepper_models.py: the build time of
+BackwardStepper(loss, model=m), stepped layer by layer, and the browser's time per
+step; VGG-11's aim is a build in 2 s or less and a step in 100 ms or less. This is
+a script, not a test. See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -186,6 +190,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=50, help="Next clicks timed in the browser (default 50)")
     parser.add_argument("--boxes", type=int, default=300, help="size of the graphs (default 300)")
+    parser.add_argument(
+        "--networks",
+        nargs="*",
+        default=["mlp3", "lenet", "vgg11"],
+        help="real networks to measure after the synthetic graphs, by bench_stepper_models.py "
+        "(default: mlp3 lenet vgg11; none: --networks with no name)",
+    )
     args = parser.parse_args()
 
     print(f"autogradviz BackwardStepper benchmark  rev {git_revision()}")
@@ -232,6 +243,11 @@ def main() -> None:
         print(f"\nChromium {chromium}, headless. Target: a step on a {args.boxes}-node graph updates in")
         print(f"under {int(TARGET_MS)} ms, judged on '→ layout': click → classes, panel and table swapped,")
         print("style and layout done. '→ frame' waits for the next animation frame, so about one vsync.")
+    if args.networks:
+        # real networks, stepped layer by layer: bench_stepper_models.py, each in a process of its own
+        print(f"\nNetworks: {' '.join(args.networks)} (benchmarks/bench_stepper_models.py)\n", flush=True)
+        script = Path(__file__).with_name("bench_stepper_models.py")
+        subprocess.run([sys.executable, str(script), "--models", *args.networks], check=True)
 
 
 if __name__ == "__main__":

@@ -657,10 +657,15 @@ class BackwardStepper(anywidget.AnyWidget):
         array = np.asarray(array)
         if array.size <= 6:
             return f"<code>{html.escape(preview(array))}</code>"
+        return html.escape(self._value_text(array))
+
+    def _value_text(self, array) -> str:
+        """A gradient as plain text: its numbers (preview) when small, else its shape and norm."""
+        array = np.asarray(array)
+        if array.size <= 6:
+            return preview(array)
         norm = float(np.linalg.norm(array.reshape(-1)))  # BLAS: 50x faster than a sum of squares
-        return self._text(
-            "stepper.layer.big_value", shape=html.escape(str(array.shape)), norm=short_number(norm)
-        )
+        return self._text("stepper.layer.big_value", shape=str(array.shape), norm=short_number(norm))
 
     def _detail_frame(self, details: dict, chunk, key: str, k: int, now: trace.State, next_step) -> None:
         """Frame k of a layer's own view: k of its steps have run."""
@@ -803,7 +808,7 @@ class BackwardStepper(anywidget.AnyWidget):
             else:
                 value = now.waiting.get(node)
                 status = "so_far" if value is not None else ""
-            shown = "—" if value is None else preview(value)
+            shown = "—" if value is None else self._value_text(value)
             status = self._text("stepper.table." + status) if status else ""
             rows.append(
                 f"<tr><td>{e(self._label(t))}</td><td><code>{e(shown)}</code></td><td>{e(status)}</td></tr>"
