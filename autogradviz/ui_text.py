@@ -135,6 +135,10 @@ TABLE: dict[str, dict[str, str]] = {
         "en": "This call's part of the gradient of {name} (shared by every call): {value}",
         "zh": "这次调用对 {name} 梯度的贡献（各次调用共享该参数）：{value}",
     },
+    "stepper.layer.no_input_grad": {
+        "en": "Its input needs no gradient (it is data): backward skips dX here; the formula below says what it would be.",
+        "zh": "它的输入不需要梯度（是数据）：反向传播在这里不计算 dX；下面的公式说明它本来是什么。",
+    },
     "stepper.layer.big_value": {"en": "shape {shape}, norm {norm}", "zh": "形状 {shape}，范数 {norm}"},
     "stepper.layer.into_hint": {
         "en": "“Step into” walks its {count} steps one by one.",

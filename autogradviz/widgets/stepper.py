@@ -631,6 +631,8 @@ class BackwardStepper(anywidget.AnyWidget):
                 parts.append(
                     f"<p>{self._text('stepper.layer.sends', target=target, value=self._value_html(sent.value))}</p>"
                 )
+        if layer is not None and x_shape is None:  # the first layer: its input is data
+            parts.append(f"<p>{self._text('stepper.layer.no_input_grad')}</p>")
         for step in chunk.steps:
             if step.leaf is None:
                 continue
