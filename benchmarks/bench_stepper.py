@@ -91,7 +91,7 @@ def python_side(root: agv.Tensor) -> dict:
     t_record, steps = timed(lambda: stepper.trace.record(root), 3)
     t_layout, view = timed(lambda: agv.draw(root, max_nodes=10_000).svg(), 3)
     t_total, s = timed(lambda: agv.BackwardStepper(root, max_nodes=10_000))
-    t_frames, frames = timed(s._frames, 3)
+    t_frames, (frames, timeline) = timed(s._op_frames, 3)  # the frames and every box's marks
     positions = np.linspace(0, s.last, 20).astype(int)
     t_svg, _ = timed(lambda: [s.frame_svg(int(k)) for k in positions], 3)
     return {
@@ -104,7 +104,7 @@ def python_side(root: agv.Tensor) -> dict:
         "per_frame": t_frames / len(frames),
         "frame_svg": t_svg / len(positions),
         "total": t_total,
-        "frames_mb": len(json.dumps(frames)) / 1e6,
+        "frames_mb": len(json.dumps([frames, timeline])) / 1e6,
     }
 
 
