@@ -45,6 +45,19 @@ def build_mlp3():
     return loss, m, "3-layer MLP 4-16-16-3, batch 8, cross-entropy"
 
 
+def mlp(seed: int = 0):
+    """The 3-layer MLP with fixed targets, for the unit tests (test_layers_draw, test_layer_stepper):
+    (model, x, y, loss)."""
+    agv.manual_seed(seed)
+    model = agv.nn.Sequential(
+        agv.nn.Linear(4, 16), agv.nn.ReLU(), agv.nn.Linear(16, 16), agv.nn.ReLU(), agv.nn.Linear(16, 3)
+    )
+    x = agv.randn(8, 4)
+    y = agv.tensor([0, 1, 2, 0, 1, 2, 0, 1])
+    loss = agv.nn.functional.cross_entropy(model(x), y)
+    return model, x, y, loss
+
+
 def build_lesson7():
     """Lesson 7's network (notebooks/src/07_training_a_network.py): agv.models.mlp([2, 16, 16, 2])
     on all 200 two-moons points, cross-entropy."""

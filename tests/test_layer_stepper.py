@@ -12,15 +12,17 @@ from __future__ import annotations
 import gc
 import json
 import re
+import sys
 import weakref
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pytest
+from _real_models import mlp  # noqa: E402  (tests/ is on sys.path under pytest)
 
 import autogradviz as agv
 import autogradviz.nn as nn
-import autogradviz.nn.functional as F
 from autogradviz import engine
 from autogradviz.core.protocol import AUTOGRADVIZ
 from autogradviz.viz.modules import module_layers
@@ -35,16 +37,6 @@ _NUMBER = r"([-+0-9.e]+)"
 
 
 # -- models ---------------------------------------------------------------------------------
-
-
-def mlp(seed: int = 0):
-    """The issue's 3-layer MLP, batch 8, cross-entropy. Returns (model, x, y, loss)."""
-    agv.manual_seed(seed)
-    model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 3))
-    x = agv.randn(8, 4)
-    y = agv.tensor([0, 1, 2, 0, 1, 2, 0, 1])
-    loss = F.cross_entropy(model(x), y)
-    return model, x, y, loss
 
 
 def stepper(loss, model, **options):
@@ -374,17 +366,10 @@ def test_timeline_marks_reproduce_state_at_for_every_position(graph):
 
 def chain(n_ops: int):
     """benchmarks/bench_stepper.build_graph: n_ops elementwise ops with fan-out, one backward node each."""
-    x = agv.tensor(np.linspace(-1.0, 1.0, 3), requires_grad=True)
-    w = agv.tensor([0.9, 0.7, 0.5])
-    y, done = x, 0
-    while done + 4 <= n_ops - 1:
-        a = y * w
-        y = a.sin() + a.tanh()
-        done += 4
-    while done < n_ops - 1:
-        y = y * w
-        done += 1
-    return y.sum()
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from bench_stepper import build_graph
+
+    return build_graph(n_ops)
 
 
 def test_the_synced_state_grows_linearly_with_the_graph():

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _real_models import mlp  # noqa: E402  (tests/ is on sys.path under pytest)
 
 import autogradviz as agv
 import autogradviz.nn as nn
-import autogradviz.nn.functional as F
 from autogradviz.viz.view import LAYER_FIT_PX, LAYER_TEXT_PX
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -32,16 +32,6 @@ _ARROW = re.compile(r"^\s*(\w+) -> (\w+)", re.M)
 
 
 # -- graphs -------------------------------------------------------------------------------
-
-
-def mlp(seed: int = 0):
-    """The issue's 3-layer MLP, batch 8, cross-entropy. Returns (model, x, y, loss)."""
-    agv.manual_seed(seed)
-    model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 3))
-    x = agv.randn(8, 4)
-    y = agv.tensor([0, 1, 2, 0, 1, 2, 0, 1])
-    loss = F.cross_entropy(model(x), y)
-    return model, x, y, loss
 
 
 def abd():
