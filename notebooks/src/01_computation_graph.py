@@ -198,8 +198,9 @@ print(x.grad_fn, w.grad_fn, b.grad_fn)
         """
 ## Drawing the forward graph
 
-`agv.draw` draws the graph behind a tensor; `names=locals()` lets it label every tensor with the variable
-name you gave it. Read it from left to right, in the order the computation ran:
+`agv.draw` draws the graph behind a tensor and labels every tensor with the variable name you gave it (it
+finds them among your variables; `names=` chooses other labels). Read it from left to right, in the order the
+computation ran:
 
 - amber boxes are leaves that require grad (parameters such as `w` and `b`);
 - the blue box is a leaf that does not (input data such as `x`);
@@ -209,7 +210,8 @@ name you gave it. Read it from left to right, in the order the computation ran:
         """
 ## 画出前向图
 
-`agv.draw` 会画出某个张量背后的计算图；传入 `names=locals()` 后，每个张量都会标上你给它起的变量名。
+`agv.draw` 会画出某个张量背后的计算图，并给每个张量标上你给它起的变量名（它会在你的变量里找这些名字；
+想换别的标注，就传 `names=`）。
 按计算执行的顺序，从左往右看：
 
 - 琥珀色方框是需要梯度的叶子（像 `w`、`b` 这样的参数）；
@@ -220,7 +222,7 @@ name you gave it. Read it from left to right, in the order the computation ran:
     ),
     code(
         """
-agv.draw(y, names=locals())
+agv.draw(y)
 """
     ),
     md(
@@ -244,7 +246,7 @@ goes there.
     ),
     code(
         """
-agv.draw(y, names=locals(), kind="backward")
+agv.draw(y, kind="backward")
 """
     ),
     md(
@@ -340,7 +342,7 @@ it is as simple as before.
         """
 loss = (y.tanh() ** 2).mean()
 print(loss)
-agv.draw(loss, names=locals(), kind="backward")
+agv.draw(loss, kind="backward")
 """
     ),
     md(

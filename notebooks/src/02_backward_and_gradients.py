@@ -524,6 +524,8 @@ Put the stepper last in a cell to get the widget: the buttons **⇤ Reset**, **�
 Each node is marked *done*, *current*, *waiting* (some of its gradient has arrived, not all of it) or not
 yet touched, and the panel explains the current node: the gradient arriving, each local derivative, and
 `upstream × local` for every input. Stepping never writes `.grad`, so you can go back and forth freely.
+The stepper labels the tensors with your own variable names (`x`, `w`, `b`, `y`) by itself: pass `names=`
+only to choose other labels, or `names=False` to turn this off.
 """,
         """
 ## 逐个节点地观察 backward
@@ -536,6 +538,8 @@ yet touched, and the panel explains the current node: the gradient arriving, eac
 每个节点会被标记为*已完成*、*当前*、*等待中*（部分梯度已到达，但尚未到齐）或*未触及*；
 面板会解释当前节点：到达的梯度、各个局部导数，以及每个输入得到的“上游 × 局部导数”。
 单步执行从不写入 `.grad`，所以你可以随意前进、后退。
+逐步演示器会自动用你自己的变量名（`x`、`w`、`b`、`y`）来标注张量：只有想换别的标注时才需要传 `names=`，
+传 `names=False` 则关掉这个功能。
 """,
     ),
     code(
@@ -544,7 +548,7 @@ x = agv.tensor([[1.0, 2.0], [3.0, 4.0]])
 w = agv.rand(2, 2, requires_grad=True)
 b = agv.rand(2, 2, requires_grad=True)
 y = w * x + b
-stepper = agv.BackwardStepper(y.sum(), names=locals())
+stepper = agv.BackwardStepper(y.sum())
 stepper
 """
     ),

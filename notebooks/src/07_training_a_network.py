@@ -187,6 +187,79 @@ print(loss)
     ),
     md(
         """
+**Backward, layer by layer.** Before running it, watch it. A network's graph has too many ops to read one
+by one, so `agv.draw` draws it **layers first**: one box per module, named by its place in the model
+(`0` to `4`), with the shape of its output. (`expand=["4"]` opens one layer's ops in place;
+`layers=False` draws every op.)
+""",
+        """
+**反向传播，一层一层地看。** 运行它之前，先看看它要走的路。网络的计算图里运算太多，逐个看不过来，所以 `agv.draw`
+**先按层画**：每个模块一个方框，按它在模型中的位置命名（`0` 到 `4`），并标出它输出的形状。
+（`expand=["4"]` 会在原处展开某一层的运算；`layers=False` 则画出每一个运算。）
+""",
+    ),
+    code(
+        """
+agv.draw(loss)
+"""
+    ),
+    md(
+        """
+`agv.BackwardStepper(loss, model=net)` walks the same backward one layer at a time: 6 steps instead of
+16 ops. At each step its panel shows the gradient `dY` arriving at the layer's output, the gradient `dX`
+it sends down to the layer's input, and the gradients of the layer's parameters, each with its norm.
+At a `Linear` layer the panel writes the step in matrix form. The layer computes `Y = X·Wᵀ + b`, with
+`W` stored as (out, in), so it sends down `dX = dY·W` and keeps `dW = dYᵀ·X` and `db = Σ dY` (summed
+over the batch) for its parameters; lesson 10 derives all three. **⤓ Step into** opens the layer's own
+ops (`addmm`, the transpose `t`, one `AccumulateGrad` per parameter) one node at a time, and
+**⤒ Step out** returns to the layers.
+""",
+        """
+`agv.BackwardStepper(loss, model=net)` 把同一次反向传播按层走一遍：只要 6 步，而不是 16 个运算。每一步的面板都列出
+到达这一层输出的梯度 `dY`、这一层往下发给输入的梯度 `dX`，以及这一层各个参数的梯度，每个都带着它的范数。
+走到 `Linear` 层时，面板用矩阵形式写出这一步。这一层计算 `Y = X·Wᵀ + b`，其中 `W` 按 (out, in) 存放，
+所以它往下发送 `dX = dY·W`，留给自己参数的是 `dW = dYᵀ·X` 和 `db = Σ dY`（对整批求和）；第 10 课会推导这三个公式。
+**⤓ 步入**会打开这一层自己的运算（`addmm`、转置 `t`、每个参数一个 `AccumulateGrad`），一次走一个节点；
+**⤒ 步出**则回到按层画的那张图。
+""",
+    ),
+    code(
+        """
+stepper = agv.BackwardStepper(loss, model=net)
+stepper
+"""
+    ),
+    md(
+        """
+The same from Python: `goto(2)` runs the first two layer steps (the loss, then the last `Linear`,
+called `4`), `step_into()` opens that layer, and its recorded numbers confirm `dX = dY·W`. Backward meets
+the last layer first, so its `addmm` is the first in `stepper.steps`; what it sends to its input 1 (the
+`X` of `addmm(b, X, Wᵀ)`) is `dX`.
+""",
+        """
+在 Python 里也一样：`goto(2)` 走完前两个按层的步骤（先是损失，再是最后一个 `Linear`，名叫 `4`），
+`step_into()` 打开这一层，它记录下来的数字证实了 `dX = dY·W`。反向传播最先遇到的是最后一层，
+所以它的 `addmm` 是 `stepper.steps` 里的第一个；它发给输入 1（`addmm(b, X, Wᵀ)` 中的 `X`）的就是 `dX`。
+""",
+    ),
+    code(
+        """
+stepper.goto(2)
+print(stepper.frames[2]["title"])
+print("step into", stepper.step_into())
+for frame in stepper.details["4"]["frames"]:
+    print("  ", frame["title"])
+stepper.step_out()
+
+addmm = next(step for step in stepper.steps if step.name == "AddmmBackward0")
+dY = addmm.upstream
+dX = next(sent.value for sent in addmm.sent if sent.input == 1)
+W = net[4].weight.detach().numpy()
+print(f"dY {dY.shape} · W {W.shape} = dX {dX.shape}:", np.allclose(dX, dY @ W))
+"""
+    ),
+    md(
+        """
 **Backward** fills the `.grad` of every parameter, whatever its depth in the network. A gradient has its
 parameter's shape.
 """,
@@ -421,23 +494,23 @@ print(loss)
     md(
         """
 The loss is close to ln 1000 ≈ 6.91: an untrained network spreads its probability almost evenly over the
-1000 classes. Here is the forward graph, one box per module (`group="module", collapse=True`), named by its
-place in the model (`features.0`, ..., `classifier.6`), with the shape of what it passes on: the image shrinks
-from 224×224 to 7×7 while the channels grow from 3 to 512. The box `VGG()` is the one op that `VGG.forward`
-does itself, flattening 512×7×7 into 25088 numbers; `log_softmax` and `nll_loss` are the two halves of
-`cross_entropy`.
+1000 classes. Here is the forward graph, drawn layers first as the small network's was: one box per
+module, named by its place in the model (`features.0`, ..., `classifier.6`), with the shape of what it passes
+on: the image shrinks from 224×224 to 7×7 while the channels grow from 3 to 512. Between the layers, the ops
+that are no module's own are drawn as ops: `reshape` is the one op that `VGG.forward` does itself, flattening
+512×7×7 into 25088 numbers, and `log_softmax` and `nll_loss` are the two halves of `cross_entropy`.
 """,
         """
 损失接近 ln 1000 ≈ 6.91：未经训练的网络把概率几乎平均地分给了 1000 个类别。下面是前向计算图，
-每个模块画成一个方框（`group="module", collapse=True`），按它在模型中的位置命名（`features.0`、……、
+和前面的小网络一样先按层画，每个模块一个方框，按它在模型中的位置命名（`features.0`、……、
 `classifier.6`），并标出它向下传递的张量形状：图片从 224×224 缩小到 7×7，通道数则从 3 增加到 512。
-名为 `VGG()` 的方框是 `VGG.forward` 自己做的唯一一步运算，把 512×7×7 展平成 25088 个数；
-`log_softmax` 和 `nll_loss` 是 `cross_entropy` 的前后两半。
+不属于任何一层的运算画在层与层之间：`reshape` 是 `VGG.forward` 自己做的唯一一步运算，把 512×7×7 展平成
+25088 个数；`log_softmax` 和 `nll_loss` 则是 `cross_entropy` 的前后两半。
 """,
     ),
     code(
         """
-agv.draw(loss, group="module", collapse=True, names={"x": x, "loss": loss}, rankdir="TB")
+agv.draw(loss, rankdir="TB")
 """
     ),
     md(

@@ -336,7 +336,99 @@ Approximate, not exact: autograd does not know the shortcut. It goes backward th
 which rounds differently from our one-line formula. The shortcut is shorter and cheaper, which is why
 some frameworks also offer the two ops as one (Paddle's `softmax_with_cross_entropy`, TensorFlow's
 `softmax_cross_entropy_with_logits`).
+""",
+        r"""
+是近似相等，而不是完全相等：autograd 并不知道这条捷径。它沿着组成 `cross_entropy` 的两个运算反向传播，先是
+`NllLossBackward0`，再是 `LogSoftmaxBackward0`（见 [autogradviz/nn/losses.py](../../autogradviz/nn/losses.py)
+中的函数 `cross_entropy`，以及 [autogradviz/ops/reductions.py](../../autogradviz/ops/reductions.py) 中的类
+`LogSoftmaxBackward0`），舍入方式与我们的一行公式不同。捷径更短，算起来也更省，所以有些框架还把这两个运算合并成一个来提供
+（Paddle 的 `softmax_with_cross_entropy`、TensorFlow 的 `softmax_cross_entropy_with_logits`）。
+""",
+    ),
+    md(
+        r"""
+### Both at once, in a network: the layer stepper
 
+A network's stepper walks backward one layer at a time, and at a `Linear` layer its panel writes the step
+in the matrix form of section 2, with the real shapes. Below, a small network on a batch of $N = 5$ rows,
+`Linear(3, 4)`, `Tanh()`, `Linear(4, 2)`, then cross-entropy; `layers=True` asks for the layer view (a
+network too big to show op by op gets it anyway). The stepper stops after layer step 2, the last layer,
+`2 Linear(4, 2)`. Its panel reads $dX = dY \cdot W$: (5, 2)·(2, 4) → (5, 4), $dW = dY^\top \cdot X$:
+(2, 5)·(5, 4) → (2, 4), and $db = \sum dY$ over the 5 rows, where $dY$ is this section's
+$(p - \text{onehot})/N$. **⤓ Step into** opens the layer's ops one node at a time.
+""",
+        r"""
+### 两者合在一起，放进网络里：按层的逐步演示器
+
+网络的逐步演示器一次反向走一层；走到 `Linear` 层时，面板用第 2 节的矩阵形式写出这一步，并带上真实的形状。
+下面是一个小网络，输入一批 $N = 5$ 行：`Linear(3, 4)`、`Tanh()`、`Linear(4, 2)`，最后是交叉熵；`layers=True`
+要求按层显示（网络大到无法逐个运算画出时，本来就会按层显示）。逐步演示器停在第 2 个按层步骤之后，也就是最后一层
+`2 Linear(4, 2)`。它的面板写着 $dX = dY \cdot W$：(5, 2)·(2, 4) → (5, 4)，$dW = dY^\top \cdot X$：
+(2, 5)·(5, 4) → (2, 4)，以及 $db = \sum dY$（对 5 行求和），其中 $dY$ 正是本节的 $(p - \text{onehot})/N$。
+**⤓ 步入**会打开这一层的运算，一次走一个节点。
+""",
+    ),
+    code(
+        """
+import numpy as np
+
+agv.manual_seed(0)
+net = agv.nn.Sequential(agv.nn.Linear(3, 4), agv.nn.Tanh(), agv.nn.Linear(4, 2))
+xb = agv.randn(5, 3)  # N = 5 rows, 3 features
+targets = agv.tensor([0, 1, 1, 0, 1])
+net_loss = F.cross_entropy(net(xb), targets)
+net_stepper = agv.BackwardStepper(net_loss, model=net, layers=True)
+net_stepper.goto(2)  # after the loss and the last Linear layer, "2"
+net_stepper
+"""
+    ),
+    md(
+        r"""
+Now check the panel against sections 2 and 3, in plain numpy. `step_into()` opens the layer that the
+current step offers, here `2`: its ops are `AddmmBackward0` ($b + X W^\top$), `TBackward0` (the
+transpose) and one `AccumulateGrad` for each parameter. The numbers come from the stepper's recorded walk:
+backward meets the last layer first, so its `AddmmBackward0` is the first one in `net_stepper.steps`; it
+receives $dY$ and sends to its three inputs $b$, $X$ and $W^\top$; `TBackward0` turns the last into $dW$.
+The hand side recomputes the layer's input $X = \tanh(x W_0^\top + b_0)$ and
+$dY = (p - \text{onehot})/N$ from the weights alone.
+""",
+        r"""
+现在用纯 numpy 把面板和第 2、3 节核对一下。`step_into()` 打开当前步骤所指的那一层，这里是 `2`：它的运算是
+`AddmmBackward0`（$b + X W^\top$）、`TBackward0`（转置），以及每个参数各一个 `AccumulateGrad`。数字取自逐步演示器记录下来的遍历：
+反向传播最先遇到最后一层，所以它的 `AddmmBackward0` 是 `net_stepper.steps` 里的第一个；它收到 $dY$，
+再发给它的三个输入 $b$、$X$ 和 $W^\top$；`TBackward0` 把最后那个转成 $dW$。
+手算的一边只用权重，重新算出这一层的输入 $X = \tanh(x W_0^\top + b_0)$ 和 $dY = (p - \text{onehot})/N$。
+""",
+    ),
+    code(
+        """
+print("step into", net_stepper.step_into())
+for frame in net_stepper.details["2"]["frames"]:
+    print("  ", frame["title"])
+
+# the stepper's numbers
+addmm = next(step for step in net_stepper.steps if step.name == "AddmmBackward0")
+sent = {s.input: s.value for s in addmm.sent}  # addmm(b, X, Wᵀ): inputs 0, 1 and 2
+transpose = next(step for step in net_stepper.steps if step.name == "TBackward0")
+dY_net, dX_net, db_net = addmm.upstream, sent[1], sent[0]
+dW_net = transpose.sent[0].value
+
+# the hand side, from the weights alone
+W0, b0 = net[0].weight.detach().numpy(), net[0].bias.detach().numpy()
+W_net, b_net = net[2].weight.detach().numpy(), net[2].bias.detach().numpy()
+X_net = np.tanh(xb.numpy() @ W0.T + b0)  # the layer's input: Tanh's output, (5, 4)
+z = X_net @ W_net.T + b_net  # the logits, (5, 2)
+p_net = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+assert np.allclose(dY_net, (p_net - np.eye(2)[targets.numpy()]) / 5, atol=1e-6)  # (p − onehot)/N
+assert np.allclose(dX_net, dY_net @ W_net, atol=1e-6)  # dX = dY·W:  (5, 2)·(2, 4) → (5, 4)
+assert np.allclose(dW_net, dY_net.T @ X_net, atol=1e-6)  # dW = dYᵀ·X: (2, 5)·(5, 4) → (2, 4)
+assert np.allclose(db_net, dY_net.sum(axis=0), atol=1e-6)  # db = Σ dY over the rows → (2,)
+print("dY", dY_net.shape, "dX", dX_net.shape, "dW", dW_net.shape, "db", db_net.shape, ": all four agree")
+print("step out, back to layer step", net_stepper.step_out())
+"""
+    ),
+    md(
+        r"""
 ## 4. The sums that undo broadcasting
 
 Broadcasting repeats a tensor. If `b` of shape `(3,)` is added to a matrix of shape `(4, 3)`, each $b_j$ is
@@ -350,12 +442,6 @@ for a column `c` of shape `(4, 1)`, repeated along the columns. `keepdim=True` k
 a gradient always has the shape of its tensor.
 """,
         r"""
-是近似相等，而不是完全相等：autograd 并不知道这条捷径。它沿着组成 `cross_entropy` 的两个运算反向传播，先是
-`NllLossBackward0`，再是 `LogSoftmaxBackward0`（见 [autogradviz/nn/losses.py](../../autogradviz/nn/losses.py)
-中的函数 `cross_entropy`，以及 [autogradviz/ops/reductions.py](../../autogradviz/ops/reductions.py) 中的类
-`LogSoftmaxBackward0`），舍入方式与我们的一行公式不同。捷径更短，算起来也更省，所以有些框架还把这两个运算合并成一个来提供
-（Paddle 的 `softmax_with_cross_entropy`、TensorFlow 的 `softmax_cross_entropy_with_logits`）。
-
 ## 4. 撤销广播的求和
 
 广播会把张量重复使用。把形状为 `(3,)` 的 `b` 加到形状为 `(4, 3)` 的矩阵上，每个 $b_j$ 都被 4 行用到；

@@ -190,6 +190,31 @@ print(f"loss after 100 steps: sigmoid {sigmoid_losses[-1]:.4f}, ReLU {relu_losse
     ),
     md(
         r"""
+The network's own drawing shows the same thing. `agv.draw` draws a network layers first, one box per
+module, and once `backward()` has run, each box with parameters adds the norm of their gradient (weight
+and bias together: the number the monitor plots). Here is the sigmoid network at step 1, a fresh
+`deep_net("sigmoid")` after one forward and one backward pass. Read the boxes from the loss at the bottom
+upwards: each `Linear` layer's norm is about a third of the one below it, and by the first two layers it is
+smaller than the four decimals a box prints (the table above gives it exactly: below $10^{-4}$).
+""",
+        r"""
+网络自己的图也能说明同样的事。`agv.draw` 画网络时先按层画，每个模块一个方框；`backward()` 运行之后，
+带参数的方框还会标出这些参数梯度的范数（权重和偏置合在一起，正是监视器画的那个数）。下面是第 1 步时的 sigmoid 网络：
+一个新建的 `deep_net("sigmoid")`，做了一次前向传播和一次反向传播。从底部的损失往上读：每个 `Linear`
+层的范数大约只有它下面那一层的三分之一，到最前面两层，已经小到方框里的四位小数显示不出来了
+（上面的表格给出了精确值：小于 $10^{-4}$）。
+""",
+    ),
+    code(
+        """
+sigmoid_net = deep_net("sigmoid")
+sigmoid_loss = F.cross_entropy(sigmoid_net(X), y)
+sigmoid_loss.backward()
+agv.draw(sigmoid_loss)
+"""
+    ),
+    md(
+        r"""
 At step 1 the sigmoid network's first layer gets a gradient about 90 000 times smaller than its last layer:
 each layer down divides it by about 3.5, as $\sigma' \le \tfrac14$ predicts (the weights give a little back).
 Only the last layers learn. Within 20 steps they have matched the 50/50 balance of the two classes, the loss
