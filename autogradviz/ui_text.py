@@ -141,8 +141,8 @@ TABLE: dict[str, dict[str, str]] = {
     },
     "stepper.layer.big_value": {"en": "shape {shape}, norm {norm}", "zh": "形状 {shape}，范数 {norm}"},
     "stepper.layer.into_hint": {
-        "en": "“Step into” walks its {count} steps one by one.",
-        "zh": "点“进入”可逐个查看它的 {count} 个步骤。",
+        "en": "“⤓ Step into” walks its {count} steps one by one.",
+        "zh": "点“⤓ 步入”可逐个查看它的 {count} 个步骤。",
     },
     "draw.layer_grad_norm": {"en": "norm {norm} ({of})", "zh": "范数 {norm}（{of}）"},
     "draw.legend.backward_root": {"en": "output: backward starts here", "zh": "输出：反向传播从这里开始"},

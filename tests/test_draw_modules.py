@@ -35,7 +35,7 @@ def test_each_module_is_a_labelled_cluster_holding_its_ops_and_parameters():
     assert sorted(found) == [
         "0 Conv2d(1, 4, k=3)",
         "1 ReLU(inplace=True)",
-        "2 MaxPool2d(kernel_size=2, stride=2, padd…)",
+        "2 MaxPool2d(2)",
         "3 Flatten(start_dim=1, end_dim=-1)",
         "4 Linear(64, 3)",
     ]
@@ -58,7 +58,7 @@ def test_collapsed_view_is_one_box_per_module_with_its_output_shape():
     groups = re.findall(r"<B>([^<]*)</B></TD></TR><TR><TD[^>]*><FONT[^>]*>([^<]*)</FONT>", view.source)
     by_title = dict(groups)
     assert by_title["0 Conv2d(1, 4, k=3)"] == "(2, 4, 8, 8) float32"
-    assert by_title["2 MaxPool2d(kernel_size=2, stride=2, padd…)"] == "(2, 4, 4, 4) float32"
+    assert by_title["2 MaxPool2d(2)"] == "(2, 4, 4, 4) float32"
     assert by_title["4 Linear(64, 3)"] == "(2, 3) float32"
     assert view.source.count('class="agv-node agv-group"') == 5
 

@@ -759,7 +759,12 @@ def test_stored_output_has_a_static_first_frame():
     (encoded,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', static)
     assert base64.b64decode(encoded).decode("utf-8") == s.frame_svg(0)
     assert "Start: 5 steps to go" in static and "run the cell to step" in static
-    s.goto(3)  # the stored picture is always the first frame
+    s.goto(3)  # shown after goto(3) (in the same cell): the stored picture is that frame
+    moved = s._repr_mimebundle_()[0]["text/html"]
+    (encoded,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', moved)
+    assert base64.b64decode(encoded).decode("utf-8") == s.frame_svg(3)
+    assert "Step 3 of 5" in moved and "Start: 5 steps to go" not in moved
+    s.goto(0)
     assert s._repr_mimebundle_()[0]["text/html"] == static
     _, again = seed_stepper()  # deterministic, for nbval
     assert again._repr_mimebundle_()[0]["text/html"] == static

@@ -19,11 +19,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.printing import short_number
 from ..core.protocol import AUTOGRADVIZ, GraphNode, GraphTensors
 from ..engine import topological_order
 from ..ui_text import text as ui_text
-from .labels import shape_and_dtype, value_row
+from .labels import brief_number, shape_and_dtype, value_row
 
 
 @dataclass
@@ -415,7 +414,7 @@ def describe_layers(model: Model, layer_of: dict, tensors: GraphTensors, languag
         if grads:
             norm = float(np.sqrt(sum(float(np.sum(np.square(g, dtype=np.float64))) for _, g in grads)))
             box.grad = ui_text(
-                "draw.layer_grad_norm", language, norm=short_number(norm), of=", ".join(n for n, _ in grads)
+                "draw.layer_grad_norm", language, norm=brief_number(norm), of=", ".join(n for n, _ in grads)
             )
 
 

@@ -46,8 +46,10 @@ class Layer:
         return [(name, p) for name, p in self.module.named_parameters() if id(p) in mine]
 
 
-def module_layers(root_nodes: list[GraphNode]) -> dict[GraphNode, Layer]:
-    """Each backward node made inside a module -> the innermost Layer (module call) holding it."""
+def module_layers(root_nodes: list[GraphNode], models: tuple = ()) -> dict[GraphNode, Layer]:
+    """Each backward node made inside a module -> the innermost Layer (module call) holding it.
+    models: the learner's model(s), which name their submodules even when the graph called
+    those one by one (`net[1](net[0](x))`) and never the model itself."""
     order = topological_order(root_nodes)
     calls = []  # (module, output node, starts), in forward order
     for node in reversed(order):
@@ -56,7 +58,7 @@ def module_layers(root_nodes: list[GraphNode]) -> dict[GraphNode, Layer]:
     calls_per_module: dict[int, int] = {}
     for module, _, _ in calls:
         calls_per_module[id(module)] = calls_per_module.get(id(module), 0) + 1
-    names = _qualified_names([module for module, _, _ in calls])
+    names = _qualified_names([*models, *(module for module, _, _ in calls)])
 
     # the parameters of a module called more than once are shared by its calls: no call owns them
     shared = {
@@ -130,6 +132,9 @@ def short_repr(module) -> str:
         return f"{kind}({module.in_channels}, {module.out_channels}, k={k})"
     if hasattr(module, "in_features") and hasattr(module, "out_features"):
         return f"{kind}({module.in_features}, {module.out_features})"
+    if hasattr(module, "kernel_size") and hasattr(module, "stride"):  # a pool: its window and step
+        k, stride = module.kernel_size, module.stride
+        return f"{kind}({k}, stride={stride})" if stride not in (None, k) else f"{kind}({k})"
     if kind == "Sequential" or not hasattr(module, "extra_repr"):
         return kind
     extra = module.extra_repr()

@@ -332,6 +332,7 @@ def draw(
     language = resolve_language(language)
     tensors, reader = _roots(roots)
     names = resolve_names(names, model, reader=reader, roots=tensors)
+    models = (model,) if model is not None and callable(getattr(model, "named_modules", None)) else ()
     model = graph_model  # `model=` was the learner's nn module: from here on, `model` is viz/model.py
     # one item (a tensor would otherwise be iterated over, row by row)
     if reader.is_tensor(highlight) or isinstance(highlight, GraphNode):
@@ -345,7 +346,7 @@ def draw(
         raise ValueError(f'draw: layers must be "auto", True or False, not {layers!r}')
     layer_of = {}
     if group is None and not collapse and kind == "forward" and (layers is not False or expand):
-        layer_of = module_layers(model.root_nodes(tensors, reader))
+        layer_of = module_layers(model.root_nodes(tensors, reader), models)
     elif expand:
         raise ValueError(
             'draw: expand= opens layers of a network drawn by layers (kind="forward", no group=)'

@@ -28,9 +28,8 @@ import traitlets
 
 from .. import engine, ui_text
 from ..core.creation import tensor
-from ..core.printing import short_number
 from ..core.protocol import AUTOGRADVIZ, GraphNode, reader_for
-from ..viz.labels import preview, remembered_rows
+from ..viz.labels import brief_number, preview, remembered_rows
 from ..viz.model import Namer
 from ..viz.modules import Layer
 from ..viz.names import resolve_names
@@ -119,7 +118,7 @@ class BackwardStepper(anywidget.AnyWidget):
         self._closed, self._made = False, []
         self._language = ui_text.resolve_language(language)
         self._root, self._gradient = root, gradient
-        names = resolve_names(names, draw_options.pop("model", None), roots=[root])
+        names = resolve_names(names, draw_options.get("model"), roots=[root])
         self._tensors_reader = reader_for(root) or AUTOGRADVIZ
         if self._tensors_reader is AUTOGRADVIZ:
             self._steps = trace.record(root, gradient, names)
@@ -143,6 +142,9 @@ class BackwardStepper(anywidget.AnyWidget):
         self._unlaid = {}  # the layers whose own picture is not laid out yet (_lay_out)
         self._applied = False
         self._last = len(self._steps)  # the last position: every step (or, by layers, every layer) has run
+        # the walk in the order the positions run it (by layers: layer by layer), and how many of
+        # its steps have run at each position
+        self._ordered, self._ran = self._steps, list(range(len(self._steps) + 1))
         with remembered_rows():  # by layers, the graph is drawn once per layer: each heatmap made once
             self._view = draw(root, **self._draw)
             if self._view.layered:
@@ -195,7 +197,7 @@ class BackwardStepper(anywidget.AnyWidget):
         self._check_open("static_html()")
         note = html.escape(self._text("stepper.static_note"))
         return (
-            f'<div class="agv-stepper-static">{self._titled_picture(0)}'
+            f'<div class="agv-stepper-static">{self._titled_picture(self.position)}'
             f'<p style="font-style: italic; color: #555; margin: 4px 0;">{note}</p></div>'
         )
 
@@ -229,6 +231,7 @@ class BackwardStepper(anywidget.AnyWidget):
         self._steps, self._namer, self._view, self._final, self._rows = [], None, None, {}, None
         self._unlaid = {}
         self._draw = {}  # its names= hold tensors
+        self._ordered = []
         super().close()  # first the widget: its view must not see the emptied frames below
         for widget in self._made:
             widget.close()
@@ -287,14 +290,15 @@ class BackwardStepper(anywidget.AnyWidget):
     def current(self) -> trace.Step | None:
         """The step that has just run, or None at the start."""
         self._check_open("current")
-        return self.steps[self.position - 1] if self.position else None
+        ran = self._ran[self.position]  # steps run by this position (by layers: the layers' steps)
+        return self._ordered[ran - 1] if ran else None
 
     def state(self) -> dict:
         """Each tensor of the graph that autogradviz can see (leaves, the root,
         tensors named in `names=`) mapped to its gradient so far: for a leaf,
         what its `.grad` will hold once written; for others, what has arrived."""
         self._check_open("state()")
-        now = trace.state_at(self.steps, self.position, self._root_node, self._seed)
+        now = trace.state_at(self._ordered, self._ran[self.position], self._root_node, self._seed)
         result = {}
         for t, node in self._tensors():
             if node.variable is not None:
@@ -511,6 +515,10 @@ class BackwardStepper(anywidget.AnyWidget):
         chunks = trace.chunks(self._steps, layer_of)
         self._last = len(chunks)
         ordered = [step for chunk in chunks for step in chunk.steps]  # the walk, layer by layer
+        self._ordered = ordered
+        self._ran = [0]
+        for chunk in chunks:
+            self._ran.append(self._ran[-1] + len(chunk.steps))
         top_marks = trace.timeline([chunk.steps for chunk in chunks], self._root_node)
         op_marks = trace.timeline([[step] for step in ordered], self._root_node)
         top_ids = _svg_ids(self._view.boxes, self._tensors_reader)
@@ -603,19 +611,25 @@ class BackwardStepper(anywidget.AnyWidget):
             parts.append(
                 f"<p>{self._text('stepper.layer.arrives', value=self._value_html(output.upstream))}</p>"
             )
-        module_parameters = (
-            {id(p) for _, p in layer.module.named_parameters()} if layer is not None else set()
-        )
+        # a parameter is named by its place in the layer (`4.bias`), whatever variable holds it: a
+        # notebook's `for name, p in net.named_parameters()` leaves `p` bound to the last one
+        attribute = {id(p): name for name, p in layer.module.named_parameters()} if layer is not None else {}
+
+        def parameter_name(leaf) -> str:
+            if id(leaf) not in attribute:
+                return self._label(leaf)
+            return f"{layer.key}.{attribute[id(leaf)]}" if layer.key else attribute[id(leaf)]
+
         params = {}
         for step in ops:
             for sent in step.sent:
                 if sent.target in own:
                     continue
                 leaf = sent.target.variable
-                if leaf is not None and id(leaf) in module_parameters:
+                if leaf is not None and id(leaf) in attribute:
                     # a parameter the module's calls share (an RNN's cell): this call's part of its gradient
-                    name = self._label(leaf)
-                    params[name.rsplit(".", 1)[-1]] = tuple(np.shape(sent.value))
+                    name = parameter_name(leaf)
+                    params[attribute[id(leaf)]] = tuple(np.shape(sent.value))
                     line = self._text(
                         "stepper.layer.param_share", name=e(name), value=self._value_html(sent.value)
                     )
@@ -636,8 +650,8 @@ class BackwardStepper(anywidget.AnyWidget):
         for step in chunk.steps:
             if step.leaf is None:
                 continue
-            name = self._label(step.leaf)
-            params[name.rsplit(".", 1)[-1]] = tuple(np.shape(step.leaf_after))
+            name = parameter_name(step.leaf)
+            params[attribute.get(id(step.leaf), name)] = tuple(np.shape(step.leaf_after))
             parts.append(
                 f"<p>{self._text('stepper.layer.param', name=e(name), value=self._value_html(step.upstream))}</p>"
             )
@@ -667,7 +681,7 @@ class BackwardStepper(anywidget.AnyWidget):
         if array.size <= 6:
             return preview(array)
         norm = float(np.linalg.norm(array.reshape(-1)))  # BLAS: 50x faster than a sum of squares
-        return self._text("stepper.layer.big_value", shape=str(array.shape), norm=short_number(norm))
+        return self._text("stepper.layer.big_value", shape=str(array.shape), norm=brief_number(norm))
 
     def _detail_frame(self, details: dict, chunk, key: str, k: int, now: trace.State, next_step) -> None:
         """Frame k of a layer's own view: k of its steps have run."""

@@ -195,14 +195,14 @@ module, and once `backward()` has run, each box with parameters adds the norm of
 and bias together: the number the monitor plots). Here is the sigmoid network at step 1, a fresh
 `deep_net("sigmoid")` after one forward and one backward pass. Read the boxes from the loss at the bottom
 upwards: each `Linear` layer's norm is about a third of the one below it, and by the first two layers it is
-smaller than the four decimals a box prints (the table above gives it exactly: below $10^{-4}$).
+below $10^{-4}$ (the boxes print it in scientific notation, as the table above does).
 """,
         r"""
 网络自己的图也能说明同样的事。`agv.draw` 画网络时先按层画，每个模块一个方框；`backward()` 运行之后，
 带参数的方框还会标出这些参数梯度的范数（权重和偏置合在一起，正是监视器画的那个数）。下面是第 1 步时的 sigmoid 网络：
 一个新建的 `deep_net("sigmoid")`，做了一次前向传播和一次反向传播。从底部的损失往上读：每个 `Linear`
-层的范数大约只有它下面那一层的三分之一，到最前面两层，已经小到方框里的四位小数显示不出来了
-（上面的表格给出了精确值：小于 $10^{-4}$）。
+层的范数大约只有它下面那一层的三分之一，到最前面两层，已经小于 $10^{-4}$
+（方框和上面的表格一样，用科学计数法写出它）。
 """,
     ),
     code(
