@@ -397,3 +397,36 @@ def test_the_same_mlp_in_torch_is_drawn_by_layers_with_the_same_labels():
             )
             (line,) = [t for t in boxes[label] if "norm" in t]
             assert printed_close(re.search(r"norm\s+([-+0-9.e]+)", line).group(1), expected), (label, line)
+
+
+class InputProjectedRNN(nn.Module):
+    """h_t = tanh(input(x_t) + hidden(h_{t-1})): the input projections need nothing of each other."""
+
+    def __init__(self):
+        super().__init__()
+        self.input = nn.Linear(3, 4)
+        self.hidden = nn.Linear(4, 4)
+
+    def forward(self, xs):
+        h = agv.zeros(2, 4)
+        for x in xs:
+            h = (self.input(x) + self.hidden(h)).tanh()
+        return h
+
+
+def test_independent_calls_are_numbered_by_the_step_that_uses_them():
+    agv.manual_seed(0)
+    rnn = InputProjectedRNN()
+    xs = [agv.randn(2, 3) for _ in range(4)]
+    loss = rnn(xs).sum()
+    view = agv.draw(loss, model=rnn, layers=True)
+    by_key = {layer.key: layer for layer in view.layers.values()}
+    assert sorted(by_key) == sorted(
+        [f"input[{t}]" for t in range(1, 5)] + [f"hidden[{t}]" for t in range(1, 5)]
+    )
+    # input[t] is the call on x_t: its input node is none (x_t is data), and the value it made is
+    # W x_t + b, computed here independently for each t
+    w, b = rnn.input.weight.detach().numpy(), rnn.input.bias.detach().numpy()
+    for t, x in enumerate(xs, start=1):
+        made = by_key[f"input[{t}]"].output.output
+        np.testing.assert_allclose(made, x.numpy() @ w.T + b, rtol=1e-6)

@@ -51,10 +51,19 @@ def module_layers(root_nodes: list[GraphNode], models: tuple = ()) -> dict[Graph
     models: the learner's model(s), which name their submodules even when the graph called
     those one by one (`net[1](net[0](x))`) and never the model itself."""
     order = topological_order(root_nodes)
+    forward = {node: i for i, node in enumerate(reversed(order))}  # inputs before the ops using them
+    # where each node's output is first used: calls that need nothing of each other (an RNN's input
+    # projections, one per step) are numbered by the step that uses them, not by chance
+    first_use: dict[GraphNode, int] = {}
+    for node in order:
+        for child in node.edges:
+            if child is not None:
+                first_use[child] = min(first_use.get(child, forward[node]), forward[node])
     calls = []  # (module, output node, starts), in forward order
     for node in reversed(order):
         for module, starts in node.module_calls:
             calls.append((module, node, tuple(starts)))
+    calls.sort(key=lambda call: (first_use.get(call[1], forward[call[1]]), forward[call[1]]))
     calls_per_module: dict[int, int] = {}
     for module, _, _ in calls:
         calls_per_module[id(module)] = calls_per_module.get(id(module), 0) + 1
