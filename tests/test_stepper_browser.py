@@ -20,8 +20,7 @@ import pytest
 from _browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, jupyter_lab  # noqa: E402
 
 import autogradviz as agv
-from autogradviz.core.printing import short_number
-from autogradviz.viz.labels import preview
+from autogradviz.viz.labels import brief_number, preview
 
 if not CHROMIUM.exists():
     pytest.skip("no /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
@@ -399,7 +398,7 @@ def test_lab_mlp_first_to_last_matches_backward(lab_page):
     for name in ("W1", "b1", "W2", "b2"):
         grad = ref[name].grad.numpy()
         # up to 6 values: the numbers; more: the shape and the norm (a network's gradients are big)
-        norm = short_number(float(np.linalg.norm(grad.reshape(-1))))
+        norm = brief_number(float(np.linalg.norm(grad.reshape(-1))))
         expected = preview(grad) if grad.size <= 6 else f"shape {grad.shape}, norm {norm}"
         assert shown[name] == (expected, "written"), name
     widget.screenshot(path=ARTIFACTS / "stepper_lab_mlp_end.png")
