@@ -232,7 +232,7 @@ def named_rules(node: GraphNode, namer: Namer) -> tuple[str, ...]:
 class State:
     """Where every node and tensor stands at one position of the trace."""
 
-    done: list[GraphNode]
+    done: set[GraphNode]  # the nodes that have run
     current: GraphNode | None
     waiting: dict[GraphNode, np.ndarray]  # gradient received so far, not yet run
     leaf_grads: dict[object, np.ndarray]  # what .grad would hold, for leaves already written
@@ -240,31 +240,22 @@ class State:
 
 def state_at(steps: list[Step], position: int, root_node: GraphNode, seed: np.ndarray) -> State:
     """Replay the first `position` steps of the trace."""
-    waiting: dict[GraphNode, np.ndarray] = {root_node: seed}
-    leaf_grads: dict[object, np.ndarray] = {}
-    done = []
-    for step in steps[:position]:
-        waiting.pop(step.node, None)
-        done.append(step.node)
-        if step.leaf is not None:
-            leaf_grads[step.leaf] = step.leaf_after
-        for sent in step.sent:
-            waiting[sent.target] = sent.after if sent.after is not None else sent.value
-    current = steps[position - 1].node if position > 0 else None
-    return State(done, current, waiting, leaf_grads)
+    *_, last = states(steps[:position], root_node, seed)
+    return last
 
 
 def states(steps: list[Step], root_node: GraphNode, seed: np.ndarray):
     """State at position 0, 1, ..., len(steps), each made from the one before:
-    one pass over the walk, not a replay per position. Each State shares its
-    dicts with no other (a position's table is read while the next is made)."""
+    one pass over the walk, not a replay per position. Each State has its own
+    `waiting` and `leaf_grads`; `done` is one set that grows as the walk goes,
+    so read a State before taking the next."""
     waiting: dict[GraphNode, np.ndarray] = {root_node: seed}
     leaf_grads: dict[object, np.ndarray] = {}
-    done: list[GraphNode] = []
-    yield State(list(done), None, dict(waiting), dict(leaf_grads))
+    done: set[GraphNode] = set()
+    yield State(done, None, dict(waiting), dict(leaf_grads))
     for step in steps:
         waiting.pop(step.node, None)
-        done.append(step.node)
+        done.add(step.node)
         if step.leaf is not None:
             leaf_grads[step.leaf] = step.leaf_after
         for sent in step.sent:
