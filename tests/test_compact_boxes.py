@@ -161,6 +161,28 @@ def test_summary_counts_nan_and_inf_and_summarises_the_rest():
     assert labels.summary(np.full((3, 3), np.inf), grad=True) == "9 inf"
 
 
+def test_one_gradient_norm_in_float64_a_block_at_a_time():
+    """labels.l2_norm is the norm the box's summary, the layer box and the stepper's
+    table all print: float64 sums over blocks, equal to numpy's float64 norm."""
+    rng = np.random.default_rng(4)
+    big = rng.normal(size=labels._SQUARES_BLOCK * 3 + 7).astype(np.float32)  # 3 full blocks and a part
+    exact = float(np.linalg.norm(big.astype(np.float64)))
+    assert labels.l2_norm(big) == pytest.approx(exact, rel=1e-12)
+    w, b = rng.normal(size=(30, 40)).T, rng.normal(size=30)  # a transposed (non-contiguous) weight
+    assert labels.l2_norm(w, b) == pytest.approx(math.hypot(np.linalg.norm(w), np.linalg.norm(b)), rel=1e-12)
+    assert labels.l2_norm(np.array([3, 4])) == 5.0 and labels.l2_norm(np.array([True, True, True, True])) == 2.0
+    assert math.isnan(labels.l2_norm(np.array([1.0, np.nan])))
+    assert labels.l2_norm(np.array([1.0, -np.inf])) == math.inf
+    # inside remembered_rows() an array's sum of squares is computed once (a stepper's table shows the
+    # same gradients at every step), and only there
+    a = np.ones(10)
+    with labels.remembered_rows():
+        assert labels.sum_of_squares(a) == 10.0
+        a[:] = 2.0
+        assert labels.sum_of_squares(a) == 10.0
+    assert labels.sum_of_squares(a) == 40.0
+
+
 def test_summary_speaks_chinese():
     a = np.linspace(-1, 1, 9)
     assert labels.summary(a, "zh") == "最小 -1 · 平均 0 · 最大 1"

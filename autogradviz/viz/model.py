@@ -22,7 +22,7 @@ import numpy as np
 from ..core.protocol import AUTOGRADVIZ, GraphNode, GraphTensors
 from ..engine import topological_order
 from ..ui_text import text as ui_text
-from .labels import brief_number, shape_and_dtype, value_row
+from .labels import brief_number, l2_norm, shape_and_dtype, value_row
 
 
 @dataclass
@@ -412,7 +412,7 @@ def describe_layers(model: Model, layer_of: dict, tensors: GraphTensors, languag
         grads = [(name, tensors.grad(p)) for name, p in layer.parameters()]
         grads = [(name, g) for name, g in grads if g is not None]
         if grads:
-            norm = float(np.sqrt(sum(float(np.sum(np.square(g, dtype=np.float64))) for _, g in grads)))
+            norm = l2_norm(*(g for _, g in grads))
             box.grad = ui_text(
                 "draw.layer_grad_norm", language, norm=brief_number(norm), of=", ".join(n for n, _ in grads)
             )

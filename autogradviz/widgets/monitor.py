@@ -51,6 +51,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ..core.tensor import Tensor
 from ..ui_text import resolve_language, text
+from ..viz.labels import sum_of_squares
 from .lifetime import forget_without_kernel, widget_tree
 
 VANISHING = 1e-7  # a layer whose gradient norm is below this barely learns
@@ -92,8 +93,7 @@ def layer_grad_norms(params: Params | Iterable[tuple[str, Any]]) -> dict[str, fl
         layer = name.rpartition(".")[0] or name
         squares.setdefault(layer, None)
         if param.grad is not None:
-            flat = np.asarray(param.grad, dtype=np.float64).ravel()
-            squares[layer] = (squares[layer] or 0.0) + float(flat @ flat)
+            squares[layer] = (squares[layer] or 0.0) + sum_of_squares(np.asarray(param.grad))
     return {layer: None if s is None else math.sqrt(s) for layer, s in squares.items()}
 
 

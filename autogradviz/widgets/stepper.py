@@ -29,7 +29,7 @@ import traitlets
 from .. import engine, ui_text
 from ..core.creation import tensor
 from ..core.protocol import AUTOGRADVIZ, GraphNode, reader_for
-from ..viz.labels import brief_number, preview, remembered_rows
+from ..viz.labels import brief_number, l2_norm, preview, remembered_rows
 from ..viz.model import Namer
 from ..viz.modules import Layer
 from ..viz.names import resolve_names
@@ -680,8 +680,7 @@ class BackwardStepper(anywidget.AnyWidget):
         array = np.asarray(array)
         if array.size <= 6:
             return preview(array)
-        norm = float(np.linalg.norm(array.reshape(-1)))  # BLAS: 50x faster than a sum of squares
-        return self._text("stepper.layer.big_value", shape=str(array.shape), norm=brief_number(norm))
+        return self._text("stepper.layer.big_value", shape=str(array.shape), norm=brief_number(l2_norm(array)))
 
     def _detail_frame(self, details: dict, chunk, key: str, k: int, now: trace.State, next_step) -> None:
         """Frame k of a layer's own view: k of its steps have run."""
