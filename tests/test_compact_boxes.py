@@ -170,7 +170,9 @@ def test_one_gradient_norm_in_float64_a_block_at_a_time():
     assert labels.l2_norm(big) == pytest.approx(exact, rel=1e-12)
     w, b = rng.normal(size=(30, 40)).T, rng.normal(size=30)  # a transposed (non-contiguous) weight
     assert labels.l2_norm(w, b) == pytest.approx(math.hypot(np.linalg.norm(w), np.linalg.norm(b)), rel=1e-12)
-    assert labels.l2_norm(np.array([3, 4])) == 5.0 and labels.l2_norm(np.array([True, True, True, True])) == 2.0
+    assert (
+        labels.l2_norm(np.array([3, 4])) == 5.0 and labels.l2_norm(np.array([True, True, True, True])) == 2.0
+    )
     assert math.isnan(labels.l2_norm(np.array([1.0, np.nan])))
     assert labels.l2_norm(np.array([1.0, -np.inf])) == math.inf
     # inside remembered_rows() an array's sum of squares is computed once (a stepper's table shows the

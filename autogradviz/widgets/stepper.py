@@ -680,7 +680,9 @@ class BackwardStepper(anywidget.AnyWidget):
         array = np.asarray(array)
         if array.size <= 6:
             return preview(array)
-        return self._text("stepper.layer.big_value", shape=str(array.shape), norm=brief_number(l2_norm(array)))
+        return self._text(
+            "stepper.layer.big_value", shape=str(array.shape), norm=brief_number(l2_norm(array))
+        )
 
     def _detail_frame(self, details: dict, chunk, key: str, k: int, now: trace.State, next_step) -> None:
         """Frame k of a layer's own view: k of its steps have run."""
