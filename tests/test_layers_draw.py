@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _real_models import mlp  # noqa: E402  (tests/ is on sys.path under pytest)
+from _real_models import build, mlp  # noqa: E402  (tests/ is on sys.path under pytest)
 
 import autogradviz as agv
 import autogradviz.nn as nn
@@ -299,6 +299,28 @@ def test_unrolled_rnn_has_one_layer_per_call_in_forward_order_and_its_weight_onc
         assert fed == {group_of[f"{key} Linear(3, 3)"] for key in cell_keys}
     # the root is its own box, never inside a layer
     assert [kind for kind, _ in found.values()].count("root") == 1
+
+
+def layer_places(svg: str, axis: int) -> dict[str, float]:
+    """A layer box's title -> where it starts along `axis` in the laid-out SVG (0: x, 1: y)."""
+    places = {}
+    for block in svg.split('class="node agv-node agv-group"')[1:]:
+        points = re.search(r'<polygon[^>]* points="([^"]+)"', block).group(1)
+        title = html.unescape(re.search(r'font-weight="bold"[^>]*>([^<]+)<', block).group(1))
+        places[title] = min(float(point.split(",")[axis]) for point in points.split())
+    return places
+
+
+@pytest.mark.parametrize("rankdir", ["TB", "LR"])
+def test_an_input_projection_is_drawn_beside_the_step_that_adds_it(rankdir):
+    # input[t] needs only the data and the shared weight, so Graphviz was free to put all five in
+    # the first row, far from the additions that read them; a layer whose output one op reads is
+    # now pulled next to that op: input[t] in the row (TB) or column (LR) of hidden[t]
+    loss, m, _ = build("rnn")
+    svg = agv.draw(loss, model=m, layers=True, rankdir=rankdir).svg()
+    places = layer_places(svg, axis=1 if rankdir == "TB" else 0)
+    steps = [(places[f"input[{t}] Linear(3, 8)"], places[f"hidden[{t}] Linear(8, 8)"]) for t in range(1, 6)]
+    assert all(abs(input_at - hidden_at) < 10 for input_at, hidden_at in steps), steps
 
 
 def test_unrolled_rnn_layers_are_only_the_cell_calls_and_the_picture_has_no_cycle():

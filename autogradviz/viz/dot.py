@@ -6,6 +6,8 @@ and every id is one the model gave: no user string reaches the DOT unescaped.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import graphviz
 
 from ..ui_text import text as ui_text
@@ -149,8 +151,15 @@ def add_model(
             cluster.attr(label=f"<{text(name)}>", style="rounded,dashed", color="#999999", fontsize="11")
             for box in boxes:
                 _node(cluster, box, prefix, box.id in highlighted)
+    kind_of = {box.id: box.kind for box in model.boxes}
+    uses = Counter(arrow.tail for arrow in model.arrows)
     for arrow in model.arrows:
         attrs = {}
+        if kind_of.get(arrow.tail) == "group" and uses[arrow.tail] == 1:
+            # a layer whose output one op reads is drawn next to that op: an unrolled RNN's input
+            # projections (which need only the data and a shared weight) would all sit in the
+            # top row otherwise, far from the steps that add them in
+            attrs["weight"] = "4"
         if arrow.style == "saved":
             attrs = {"style": "dashed", "color": "#e67e22", "arrowhead": "none"}
         elif arrow.style == "leaf":
