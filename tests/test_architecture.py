@@ -289,6 +289,52 @@ def test_autogradviz_nodes_implement_the_graph_protocol():
     assert [s.source for s in y.grad_fn.saved_values] == ["output"]
 
 
+def test_both_readers_implement_the_whole_graph_protocol():
+    """The stepper asks every reader for its steps and its backward: no reader is a special case."""
+    import autogradviz.widgets  # noqa: F401 - attaches autogradviz's record_backward and backward
+    from autogradviz.core.protocol import AUTOGRADVIZ, GraphTensors
+
+    wanted = [name for name in vars(GraphTensors) if not name.startswith("_")]
+    assert {"record_backward", "backward", "node", "value", "grad"} <= set(wanted)
+    readers = [AUTOGRADVIZ]
+    try:
+        from autogradviz.torch import READER
+
+        readers.append(READER)
+    except ImportError:  # no torch here: autogradviz's own reader is still checked
+        pass
+    for reader in readers:
+        missing = [name for name in wanted if not callable(getattr(reader, name, None))]
+        assert not missing, (type(reader).__name__, missing)
+    stepper = (PACKAGE / "widgets" / "stepper.py").read_text(encoding="utf-8")
+    assert "is AUTOGRADVIZ" not in stepper and "is not AUTOGRADVIZ" not in stepper
+
+
+def test_the_pytorch_adapter_needs_nothing_from_drawings_or_widgets():
+    """Step, Sent and Namer are the protocol's (core/protocol.py), so both adapters import them from there."""
+    for name in SOURCES:
+        if name.startswith("autogradviz.torch"):
+            reached = [
+                t for t, _, _ in imports_of(name) if t.startswith(("autogradviz.viz", "autogradviz.widgets"))
+            ]
+            assert not reached, (name, reached)
+
+
+def test_autogradviz_records_a_backward_through_the_protocol():
+    import autogradviz.widgets  # noqa: F401
+    from autogradviz.core.protocol import AUTOGRADVIZ, Step
+
+    x = autogradviz.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    steps, seed = AUTOGRADVIZ.record_backward(y, names={"x": x, "y": y})
+    assert [step.name for step in steps] == ["SumBackward0", "MulBackward0", "AccumulateGrad"]
+    assert all(isinstance(step, Step) for step in steps) and seed.tolist() == 1.0
+    assert steps[-1].upstream.tolist() == [2.0, 4.0] and x.grad is None  # 2x, and nothing written
+    AUTOGRADVIZ.backward(y)
+    AUTOGRADVIZ.backward(y)  # the graph is kept: a second call adds again
+    assert x.grad.tolist() == [4.0, 8.0]
+
+
 # -- names ----------------------------------------------------------------------------------
 
 

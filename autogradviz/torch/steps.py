@@ -25,9 +25,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..core.protocol import reader_for
-from ..viz.model import Namer
-from ..widgets.trace import Sent, Step
+from ..core.protocol import Namer, Sent, Step, reader_for
 from ._pytorch import torch
 from .graph import TorchNode, leaf_node, wrap
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.protocol import AUTOGRADVIZ, GraphNode, GraphTensors
+from ..core.protocol import AUTOGRADVIZ, GraphNode, GraphTensors, Namer
+from ..core.protocol import collect_names as collect_names  # its home was here: kept importable
 from ..engine import topological_order
 from ..ui_text import text as ui_text
 from .labels import brief_number, l2_norm, shape_and_dtype, value_row
@@ -58,43 +59,6 @@ class Model:
     hidden: int = 0
     # after collapse(): a group box's id -> the boxes it stands for
     members: dict[str, list[Box]] = field(default_factory=dict)
-
-
-def collect_names(names: Mapping | None, tensors: GraphTensors = AUTOGRADVIZ) -> dict[int, str]:
-    """Tensor -> name, from a mapping such as `locals()`. IPython's own
-    variables (`_`, `_1`, `Out`, ...) start with "_" and are skipped; a tensor
-    with several names keeps the first."""
-    found: dict[int, str] = {}
-    for key, value in (names or {}).items():
-        if tensors.is_tensor(value) and isinstance(key, str) and not key.startswith("_"):
-            found.setdefault(id(value), key)
-    return found
-
-
-class Namer:
-    """Names for a drawing's tensors and nodes: from `names=`, else the
-    tensor's own name, else the name given to a node's output."""
-
-    def __init__(self, roots: list, names: Mapping | None, tensors: GraphTensors = AUTOGRADVIZ):
-        self.reader = tensors
-        self.by_tensor = collect_names(names, tensors)
-        # the tensors we can see: roots and named ones; an op's output tensor is
-        # found through them (a node never holds its output tensor)
-        self.tensors = list(roots) + [v for v in (names or {}).values() if tensors.is_tensor(v)]
-
-    def tensor_of(self, node: GraphNode):
-        for t in self.tensors:
-            if self.reader.grad_fn(t) is node:
-                return t
-        return None
-
-    def name(self, tensor, node: GraphNode | None = None) -> str | None:
-        if tensor is not None:
-            if id(tensor) in self.by_tensor:
-                return self.by_tensor[id(tensor)]
-            if self.reader.name(tensor):
-                return self.reader.name(tensor)
-        return node.output_name if node is not None else None
 
 
 def root_nodes(roots: list, tensors: GraphTensors = AUTOGRADVIZ) -> list[GraphNode]:

@@ -26,11 +26,10 @@ import anywidget
 import numpy as np
 import traitlets
 
-from .. import engine, ui_text
+from .. import ui_text
 from ..core.creation import tensor
-from ..core.protocol import AUTOGRADVIZ, GraphNode, reader_for
+from ..core.protocol import AUTOGRADVIZ, GraphNode, Namer, reader_for
 from ..viz.labels import brief_number, l2_norm, preview, remembered_rows
-from ..viz.model import Namer
 from ..viz.modules import Layer
 from ..viz.names import resolve_names
 from ..viz.view import draw, fitted_picture_html
@@ -39,7 +38,6 @@ from .layer_text import explain_layer
 from .lifetime import forget_without_kernel, widget_tree
 
 _HERE = Path(__file__).parent
-STATES = ("done", "current", "waiting")
 # a stepper's picture shrinks to fit, but its smallest text stays at least this (px): the same
 # limit as READABLE_PX in stepper.js, where the panel moves below a picture that would go smaller
 READABLE_PX = 10
@@ -120,14 +118,8 @@ class BackwardStepper(anywidget.AnyWidget):
         self._root, self._gradient = root, gradient
         names = resolve_names(names, draw_options.get("model"), roots=[root])
         self._tensors_reader = reader_for(root) or AUTOGRADVIZ
-        if self._tensors_reader is AUTOGRADVIZ:
-            self._steps = trace.record(root, gradient, names)
-            (seed,) = engine.root_gradients(
-                [root], [] if gradient is None else [gradient], False, "BackwardStepper"
-            )
-            self._seed = np.array(self._tensors_reader.value(seed), copy=True)
-        else:  # another library's graph (autogradviz.torch): its adapter records one real backward
-            self._steps, self._seed = self._tensors_reader.record_backward(root, gradient, names)
+        # autogradviz's walk (widgets/trace.py), or another library's adapter recording one real backward
+        self._steps, self._seed = self._tensors_reader.record_backward(root, gradient, names)
         self._namer = Namer([root], names, self._tensors_reader)
         self._root_node = self._tensors_reader.node(root)
         # "auto" lays it out to fit FIT_WIDTH_PX with 10 px text
@@ -363,12 +355,7 @@ class BackwardStepper(anywidget.AnyWidget):
         self._check_open("apply()")
         if self._applied:
             raise RuntimeError("apply() already wrote these gradients; calling it again would add them twice")
-        if self._tensors_reader is AUTOGRADVIZ:
-            engine.backward(
-                [self._root], None if self._gradient is None else [self._gradient], retain_graph=True
-            )
-        else:
-            self._tensors_reader.backward(self._root, self._gradient)
+        self._tensors_reader.backward(self._root, self._gradient)
         self._applied = True
 
     def check(self, answers) -> tuple[bool, str]:

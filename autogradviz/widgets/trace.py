@@ -18,59 +18,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import engine
-from ..core.protocol import GraphNode
+from ..core.protocol import AutogradvizTensors, GraphNode, Namer, Sent, Step
 from ..ops import numpy_math
 from ..ops.broadcast import sum_to
-from ..viz.model import Namer
-
-
-@dataclass
-class Sent:
-    """What one step sent to one input."""
-
-    input: int  # which input of the forward op
-    target: GraphNode  # the node that receives it
-    target_name: str  # a label for it: the tensor's name, or the node's
-    product: np.ndarray  # upstream × local, in the output's shape (before any reduction)
-    local: np.ndarray | None  # the local derivative's values, for elementwise ops
-    reduced_axes: tuple | None = None  # set when broadcasting had to be undone
-    shape_before: tuple | None = None
-    value: np.ndarray | None = None  # what arrived at the target: product, reduced
-    before: np.ndarray | None = None  # what the target already held (paths meeting)
-    after: np.ndarray | None = None  # before + value
-
-
-@dataclass
-class Step:
-    """One node of the walk."""
-
-    index: int
-    node: GraphNode
-    upstream: np.ndarray
-    sent: list[Sent] = field(default_factory=list)
-    leaf: object = None  # for AccumulateGrad: the leaf written
-    leaf_before: np.ndarray | None = None
-    leaf_after: np.ndarray | None = None
-    # the node's rules with the learner's names for its inputs, where known: ∂(c·d)/∂c = d
-    named_rules: tuple[str, ...] = ()
-
-    @property
-    def name(self) -> str:
-        return self.node.name()
-
-    @property
-    def op(self) -> str:
-        return self.node.op
-
-    @property
-    def rules(self) -> tuple[str, ...]:
-        return self.node.rules
-
-    @property
-    def code(self) -> str | None:
-        """For a custom Function's node, the source of the user's backward (the
-        graph API's optional `backward_code`); None for the library's own nodes."""
-        return getattr(self.node, "backward_code", None)
 
 
 def _copy(x) -> np.ndarray | None:
@@ -104,6 +54,26 @@ def record(root, gradient=None, names: Mapping | None = None) -> list[Step]:
                 step.sent = _sent(node, raw, namer)
             steps.append(step)
     return steps
+
+
+def _record_backward(
+    reader: AutogradvizTensors, root, gradient=None, names: Mapping | None = None
+) -> tuple[list[Step], np.ndarray]:
+    """The graph protocol's record_backward for autogradviz's own tensors: the
+    steps (record) and the seed gradient the walk started from."""
+    steps = record(root, gradient, names)
+    (seed,) = engine.root_gradients([root], [] if gradient is None else [gradient], False, "BackwardStepper")
+    return steps, np.array(reader.value(seed), copy=True)
+
+
+def _backward(reader: AutogradvizTensors, root, gradient=None) -> None:
+    """The graph protocol's backward for autogradviz's own tensors: the engine's, keeping the graph."""
+    engine.backward([root], None if gradient is None else [gradient], retain_graph=True)
+
+
+# the half of the graph protocol that needs the engine (core/protocol.py cannot import it)
+AutogradvizTensors.record_backward = _record_backward
+AutogradvizTensors.backward = _backward
 
 
 def _sent(node: GraphNode, raw: engine.BackwardStep, namer: Namer) -> list[Sent]:
