@@ -4,6 +4,8 @@ checked so that none can silently rot.
 - nbval runs every notebook and compares each output with the stored one (SVG
   drawings through notebooks/nbval_sanitize.cfg: geometry blanked, labels kept);
 - the English and Chinese notebooks run exactly the same code;
+- each notebook holds the cells its script in notebooks/src writes now (so ruff, which
+  checks the cells in the notebooks, checks the scripts' cells);
 - the stored outputs are complete: every code cell ran, in order, in one go;
 - each lesson ends with exercises: a solution cell (tagged) and a check cell;
 - the learner's code carries no test markers, the Chinese lessons switch
@@ -15,6 +17,7 @@ checked so that none can silently rot.
   runs the copies it writes).
 """
 
+import importlib.util
 import json
 import re
 import subprocess
@@ -341,6 +344,39 @@ def test_stored_outputs_are_complete(name, lang):
     assert counts == list(range(1, len(counts) + 1)), f"{lang}/{name}: re-run it with notebooks/src/"
     text = json.dumps(cells(NOTEBOOKS / lang / name))
     assert " at 0x" not in text, "a memory address in a stored output would change every run"
+
+
+def script_cells(name: str) -> list[tuple]:
+    """The cells of a lesson's build script (notebooks/src/NN_slug.py), read without running it."""
+    source = NOTEBOOKS / "src" / name.replace(".ipynb", ".py")
+    sys.path.insert(0, str(source.parent))  # the scripts import their helpers as `lesson`
+    try:
+        spec = importlib.util.spec_from_file_location(f"lesson_script_{name[:2]}", source)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)  # builds nothing: build() runs under __main__ only
+    finally:
+        sys.path.remove(str(source.parent))
+    return module.cells
+
+
+def as_built(cell: tuple, lang: str) -> tuple[str, str]:
+    """A script's cell (lesson.md or lesson.code) as the notebook of `lang` stores it."""
+    if cell[0] == "md":  # ("md", en, zh)
+        return "markdown", cell[1] if lang == "en" else cell[2]
+    return "code", cell[1] if lang == "en" else cell[3]  # ("code", en, tags, zh, metadata)
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_the_notebooks_are_built_from_their_scripts(name):
+    """Every cell of both notebooks is the one its script says now. ruff checks the code cells
+    in the notebooks (in the scripts they are strings), so this is also what makes that check
+    cover the scripts' cells."""
+    written = script_cells(name)
+    for lang in ("en", "zh"):
+        built = [(c["cell_type"], "".join(c["source"])) for c in cells(NOTEBOOKS / lang / name)]
+        assert built == [as_built(cell, lang) for cell in written], (
+            f"{lang}/{name} is stale: rebuild it with notebooks/src/{name.removesuffix('.ipynb')}.py"
+        )
 
 
 @pytest.mark.parametrize("name", LESSONS)

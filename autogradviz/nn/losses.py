@@ -20,16 +20,6 @@ from ..core.tensor import Tensor
 from ..ops._operands import binary, operand
 
 
-def _reduce(loss, reduction: str):
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    if reduction == "none":
-        return loss
-    raise ValueError(f"{reduction} is not a valid value for reduction")
-
-
 def _same_shape(op: str, input, target) -> None:
     if input.shape != target.shape:
         raise ValueError(

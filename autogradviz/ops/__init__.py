@@ -17,6 +17,43 @@ Reading order:
    `vjp` computes with: numpy for a plain backward, autogradviz's own ops
    when create_graph=True records the backward pass too;
 10. `_operands.py`: turning arguments into arrays, with PyTorch's type promotion.
+
+Adding an op, say `agv.cbrt`, touches these places. Only two of them are checked
+(tests/test_formula_sheet.py fails while the sheet is stale, tests/test_rules_match_vjp.py
+while an elementwise node has no case), so this list reminds of the others:
+
+1. The node class, in the file of its kind, just above its function: `op` (the op as
+   a learner writes it), `rules` (one formula per input, in the notation that
+   tests/test_rules_match_vjp.py reads) and `vjp`; `elementwise = True` or
+   `broadcasts = True` where they hold; `torch_name` only where PyTorch records a
+   node of another name. The formula sheet, the stepper and the PyTorch bridge's
+   rules all read these attributes, so they are written nowhere else.
+2. The function, ending in `record()`. If `vjp` calls an `xp` function that does not
+   exist yet, add it under the same name to both numpy_math.py and tensor_math.py:
+   the second is what create_graph=True differentiates again.
+3. Its import in this file: `__all__`, and so `agv.cbrt`, follow from the import.
+4. The method `x.cbrt()`: its name in `_SAME_NAME` in methods.py, or an entry in
+   `_METHODS` there when the method is called differently from the function.
+5. docs/formula_sheet.md: regenerate it with `.venv/bin/python scripts/formula_sheet.py`
+   (a node in a new file also needs that file in the script's FILES, in reading order).
+6. Tests: a case in tests/_op_cases.py, which tests/test_ops_vs_torch.py (values,
+   gradients, and double backward with `double=True`) and tests/test_ops_gradcheck.py
+   both walk; for an elementwise node, a case in CASES of tests/test_rules_match_vjp.py,
+   which evaluates the rules' text and compares it with what `vjp` returns.
+7. Only where it applies:
+   - a `torch_name`: a claim in CLAIMS of tests/test_formula_sheet.py, which checks it
+     against PyTorch;
+   - PyTorch's names for the node's saved values, when they are not `self`, `other`
+     and `result`: `_TORCH_SAVED` in core/graph.py, which gives our nodes their
+     `_saved_<name>` attributes; and for a node with two inputs or more, their names
+     in `INPUT_NAMES` in torch/graph.py, through which the PyTorch bridge reads an
+     input that needs no gradient;
+   - Paddle's spelling, when Paddle 2.0 has the op with other names or arguments: a
+     function in paddle/__init__.py and its `__all__`;
+   - the fuzzer's op lists (UNARY, BINARY in tests/_fuzz.py), for an op common enough
+     to draw into random programs.
+
+ui_text.py needs nothing: rules are formulas, shown the same in every language.
 """
 
 from .arithmetic import add, div, matmul, mul, neg, pow, rsub, sub

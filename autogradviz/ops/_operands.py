@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core import dtypes, views
 from ..core.creation import tensor
-from ..core.tensor import Tensor, _make
+from ..core.tensor import Tensor
 
 F64 = np.dtype("float64")
 F32 = np.dtype("float32")
@@ -285,7 +285,3 @@ def is_bool(x) -> bool:
 
 def _shape(x) -> tuple:
     return x._data.shape if type(x) is Tensor else np.shape(x)
-
-
-def wrap(array) -> Tensor:
-    return _make(array)

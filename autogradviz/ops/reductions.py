@@ -18,7 +18,7 @@ from ..core.dtypes import to_dtype
 from ..core.graph import OUTPUT, Node
 from ..core.record import record
 from ..core.tensor import _make
-from ._operands import F32, F64, QUIET_NUMPY, float_data, operand
+from ._operands import QUIET_NUMPY, float_data, operand
 from .pointwise import maximum, minimum
 
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
@@ -457,7 +457,3 @@ def logsumexp(a, dim=None, keepdim: bool = False, *, axis=None, keepdims=None):
         out = out.reshape([n for i, n in enumerate(out.shape) if i not in axes])
     out = out.astype(x.dtype, copy=False)
     return record(LogsumexpBackward0, out, (a,), saved=(a, OUTPUT), args=(axes, keepdim))
-
-
-# float32 in, float32 out; these keep numpy from widening
-_ = (F32, F64)
