@@ -26,12 +26,7 @@ WHITE = np.array([255, 255, 255])
 BLUE, RED = np.array([33, 102, 172]), np.array([178, 24, 43])
 
 
-@pytest.fixture(autouse=True)
-def english_and_default_renderer(monkeypatch):
-    monkeypatch.delenv("AUTOGRADVIZ_RENDERER", raising=False)
-    agv.set_language("en")
-    yield
-    agv.set_language("en")
+pytestmark = pytest.mark.usefixtures("english_and_default_renderer")  # tests/conftest.py
 
 
 # -- independent references ----------------------------------------------------------------------

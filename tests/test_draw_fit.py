@@ -19,12 +19,7 @@ from autogradviz.viz.view import MIN_TEXT_PX, OUTPUT_WIDTH_PX, PX_PER_PT, Drawin
 EVIL = "</svg><script>alert(1)</script>"
 
 
-@pytest.fixture(autouse=True)
-def english_and_default_renderer(monkeypatch):
-    monkeypatch.delenv("AUTOGRADVIZ_RENDERER", raising=False)
-    agv.set_language("en")
-    yield
-    agv.set_language("en")
+pytestmark = pytest.mark.usefixtures("english_and_default_renderer")  # tests/conftest.py
 
 
 # -- the four graphs of the issue ---------------------------------------------------------------

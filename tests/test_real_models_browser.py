@@ -149,13 +149,8 @@ HELPERS = (
       FIT.test(b.className || '') || FIT.test(b.title || '') || FIT.test(b.getAttribute('aria-label') || ''));
   // the smallest text of a stepper: its SVG texts (x CTM scale) and its HTML text
   const stepperSmallest = (stepper) => {
-    let best = null;
-    for (const t of stepper.querySelectorAll('svg text')) {
-      const label = t.textContent.trim();
-      if (!label || !visible(t)) continue;
-      const px = textPx(t);
-      if (!best || px < best.px) best = {px, label, part: 'picture'};
-    }
+    const picture = smallestSvgText(stepper);  // every <text> is an SVG's: the picture's
+    let best = picture && {...picture, part: 'picture'};
     for (const el of stepper.querySelectorAll('*')) {
       if (el instanceof SVGElement || !visible(el)) continue;
       const own = [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('').trim();

@@ -517,13 +517,15 @@ class BackwardStepper(anywidget.AnyWidget):
             starts.append(position)
             position += len(chunk.steps)
         keys = {}  # chunk index -> its detail's key (a layer whose steps split in two gets "key~2")
+        taken = set()
         for index, chunk in enumerate(chunks):
             if chunk.layer is not None:
                 key, n = chunk.layer.key, 1
-                while key in keys.values():
+                while key in taken:
                     n += 1
                     key = f"{chunk.layer.key}~{n}"
                 keys[index] = key
+                taken.add(key)
         begins = {start: index for index, start in enumerate(starts)}
         ends = {start + len(chunk.steps): index for index, (start, chunk) in enumerate(zip(starts, chunks))}
         frames: list[dict] = []
