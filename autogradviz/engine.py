@@ -37,7 +37,8 @@ class BackwardStep(NamedTuple):
     - `merges`: (input, before, new, after) where the receiving node already
       held gradient from another path, and the two were added;
     - `leaf`: for AccumulateGrad, the leaf tensor, and `leaf_grad_before`
-      its `.grad` data before this backward (None if it had none).
+      its `.grad` data before this backward (None if it had none); `shared`:
+      the gradient array is also held elsewhere, so `.grad` must take a copy.
 
     Gradients are numpy arrays, or tensors when create_graph=True.
     """
@@ -50,6 +51,7 @@ class BackwardStep(NamedTuple):
     merges: list | None = None
     leaf: Tensor | None = None
     leaf_grad_before: np.ndarray | None = None
+    shared: bool = False
 
     def __repr__(self) -> str:
         return f"<BackwardStep {self.index}: {self.node.name()}>"
@@ -95,17 +97,10 @@ def quiet_numpy() -> np.errstate:
     return np.errstate(**QUIET_NUMPY)
 
 
-def backward_steps(
-    tensors: Sequence[Tensor],
-    grad_tensors: Sequence[Tensor],
-    retain_graph: bool = False,
-    create_graph: bool = False,
-    inputs: Sequence[Tensor] | None = None,
-    captured: list | None = None,
-    accumulate: bool = True,
-    details: bool = True,
-) -> Iterator[BackwardStep | Node]:
-    """Run backward from `tensors`, seeded with `grad_tensors`, one node at a time.
+def walk(
+    roots: Sequence[Node], seeds: Sequence, create_graph: bool = False, only: set[Node] | None = None
+) -> Iterator[BackwardStep]:
+    """The engine: run backward from `roots`, seeded with `seeds`, one node at a time.
 
     1. Count, for every node, how many edges lead into it.
     2. A node is ready when all of them have delivered: take a ready node, and
@@ -113,50 +108,27 @@ def backward_steps(
     3. Run its hooks, then its formula: `vjp` gives a gradient per input.
     4. Send each to the node on that edge, summed down to the input's shape if
        the op broadcast it; where some gradient is already waiting, add them.
-    5. An AccumulateGrad node notes what its leaf's `.grad` will get.
-    6. When the walk is over, write `.grad`, and free what the nodes saved.
+    5. Yield what happened. An AccumulateGrad node runs no formula: its step
+       carries the gradient its leaf's `.grad` is to get.
 
-    With `inputs`, the gradients arriving at those tensors are stored in
-    `captured` (agv.grad) and no `.grad` is written; with accumulate=False,
-    nothing is written either (the stepper replays the walk this way).
+    The walk writes nothing: `backward()` writes `.grad`, `agv.grad()` keeps what
+    reaches its inputs, the stepper keeps every step. With `only`, the nodes
+    outside it are skipped, and a node in it none of whose inputs is yields its
+    gradient but runs no formula (agv.grad runs only what leads to its inputs).
 
     numpy warns where a formula overflows or meets 0/0, where PyTorch gives inf
     or nan silently: whoever runs the walk runs it inside `quiet_numpy()`, once
     for the whole walk (a `with` per node would cost a microsecond a node).
-
-    With details=False, each step is just the node that ran. `backward()` only
-    needs the walk to happen, and making a BackwardStep per node, to be thrown
-    away at once, would cost it about a fifth of its time on a long chain.
     """
     __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     xp = tensor_math if create_graph else numpy_math
     waiting: dict[Node, object] = {}  # gradient waiting at each node, paths summed
-    roots = []
-    for t, g in zip(tensors, grad_tensors):
-        node = grad_node(t)
-        g = g if create_graph else g._data
+    for node, g in zip(roots, seeds):
         waiting[node] = waiting[node] + g if node in waiting else g
-        roots.append(node)
-
-    targets: dict[Node, list[int]] = {}
-    needed = None
-    if inputs is not None:
-        for i, t in enumerate(inputs):
-            targets.setdefault(grad_node(t), []).append(i)
-        needed = _nodes_leading_to(topological_order(roots), targets)
-    # retain_grad() is a hook in PyTorch, so agv.grad fills those .grad too; only
-    # the stepper's replay (accumulate=False and no inputs) writes nothing at all
-    write_retained = accumulate or inputs is not None
-    if inputs is not None:
-        accumulate = False
-
-    leaf_grads: dict[Tensor, object] = {}
-    retained: list[tuple[Tensor, object]] = []
-    executed: list[Node] = []
     # ids of arrays that something else may hold too (the seed, what a hook saw or
-    # returned, an upstream gradient passed on as it is): a leaf's `.grad` gets a
-    # copy of these, and keeps any other array as it is, like PyTorch's
-    # AccumulateGrad "stealing" a gradient that nothing else references
+    # returned, an upstream gradient passed on as it is): a step says so with
+    # `shared`, and a leaf's `.grad` then gets a copy, like PyTorch's AccumulateGrad
+    # "stealing" only a gradient that nothing else references
     borrowed = {id(g) for g in waiting.values()}
     dependencies = _dependencies(roots)
     ready = [node for node in dependencies if dependencies[node] == 0]
@@ -165,47 +137,71 @@ def backward_steps(
         node = ready.pop()
         index += 1
         g = waiting.pop(node, None)
-        if g is None or (needed is not None and node not in needed):
+        if g is None or (only is not None and node not in only):
             _release(node, dependencies, ready)  # nothing to send: it still counts as done
             continue
-        if node._meta is not None:
-            g = _output_hooks(node, g, create_graph, retained, borrowed)
+        if node._meta is not None and node._extra("hooks"):  # hooks on the tensor this node made
+            g = _run_hooks(node._extra("hooks"), g, create_graph, borrowed)
         if type(node) is AccumulateGrad:
             leaf = node.variable
             if leaf._extra("hooks"):
                 g = _run_hooks(leaf._extra("hooks"), g, create_graph, borrowed)
-            if targets:
-                _capture(targets, node, g, captured)
-            if accumulate:
-                leaf_grads[leaf] = g
-            if details:
-                before = None if leaf._grad is None else leaf._grad._data
-                yield BackwardStep(index, node, g, (), leaf=leaf, leaf_grad_before=before)
-            else:
-                yield node
+            before = None if leaf._grad is None else leaf._grad._data
+            yield BackwardStep(
+                index, node, g, (), leaf=leaf, leaf_grad_before=before, shared=id(g) in borrowed
+            )
             continue
-        if targets:
-            _capture(targets, node, g, captured)
-        if needed is not None and not any(child in needed for child in node.edges):
+        if only is not None and not any(child in only for child in node.edges):
             _release(node, dependencies, ready)
-            continue  # agv.grad: nothing below this node was asked for
-
+            yield BackwardStep(index, node, g, ())  # agv.grad: nothing below this node was asked for
+            continue
         if create_graph:
             grads = _call_vjp_recording(node, xp, g)
         else:  # the saved values are checked: not freed, not changed in place since
             grads = node.vjp(xp, g, *node.unpack_saved())
         reductions, merges = _send(node, g, grads, xp, waiting, dependencies, ready, borrowed)
-        executed.append(node)
-        yield BackwardStep(index, node, g, grads, reductions, merges) if details else node
+        yield BackwardStep(index, node, g, grads, reductions, merges)
 
-    # the walk succeeded: now write .grad, and free what backward saved
-    for leaf, g in leaf_grads.items():
-        _accumulate(leaf, g, create_graph, id(g) in borrowed)
-    if write_retained:
+
+def backward_steps(
+    tensors: Sequence[Tensor],
+    grad_tensors: Sequence[Tensor],
+    retain_graph: bool = False,
+    create_graph: bool = False,
+    accumulate: bool = True,
+    only: set[Node] | None = None,
+) -> Iterator[BackwardStep]:
+    """backward(), one step at a time: the walk's steps, and once the last has run,
+    what backward() writes. Consumed to the end, it adds each leaf's gradient into
+    its `.grad`, fills the `.grad` of tensors that retain_grad(), and (unless
+    retain_graph) frees what the nodes saved. With accumulate=False it writes no
+    `.grad` at all (the stepper records the walk this way, and agv.grad() writes
+    what it writes itself); `only` is passed on to the walk.
+
+    The writes wait until the walk has finished, so a backward that fails half-way
+    (a version-counter error, a bad hook) changes no `.grad` at all."""
+    __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
+    roots = [grad_node(t) for t in tensors]
+    seeds = [g if create_graph else g._data for g in grad_tensors]
+    leaf_grads: dict[Tensor, BackwardStep] = {}
+    retained: list[tuple[Tensor, object]] = []
+    ran: list[Node] = []
+    for step in walk(roots, seeds, create_graph, only):
+        if step.leaf is not None:
+            leaf_grads[step.leaf] = step
+        elif step.sent:  # its formula ran (with `only`, a node nothing was asked below sends nothing)
+            ran.append(step.node)
+            owner = _retained_owner(step.node)
+            if owner is not None:
+                retained.append((owner, step.grad))
+        yield step
+    if accumulate:  # the walk succeeded: now write .grad
+        for leaf, step in leaf_grads.items():
+            _accumulate(leaf, step.grad, create_graph, step.shared)
         for owner, g in retained:
             _retain(owner, g, create_graph)
     if not retain_graph:
-        for node in executed:
+        for node in ran:
             node.free()
 
 
@@ -255,12 +251,6 @@ def _send(node: Node, g, grads, xp, waiting: dict, dependencies: dict, ready: li
     return reductions, merges
 
 
-def _capture(targets: dict, node: Node, g, captured: list) -> None:
-    """agv.grad: keep what arrives at an input's node (after its hooks ran)."""
-    for i in targets.get(node, ()):
-        captured[i] = g
-
-
 def _release(node: Node, dependencies: dict, ready: list) -> None:
     """A node that does not run still counts as done for the nodes it feeds."""
     for child in node.edges:
@@ -275,16 +265,11 @@ def _sent_twice(gi, grads) -> bool:
     return sum(x is gi for x in grads) > 1
 
 
-def _output_hooks(node: Node, g, create_graph: bool, retained: list, borrowed: set):
-    """Hooks on a non-leaf tensor see its gradient first; retain_grad keeps it."""
-    hooks = node._extra("hooks")
-    if hooks:
-        g = _run_hooks(hooks, g, create_graph, borrowed)
-    if node._extra("retained") is not None:
-        owner = node._extra("retained")()
-        if owner is not None:
-            retained.append((owner, g))
-    return g
+def _retained_owner(node: Node) -> Tensor | None:
+    """The tensor this node made, if it retain_grad() and is still alive."""
+    if node._meta is None or node._extra("retained") is None:
+        return None
+    return node._extra("retained")()
 
 
 def _dtype_of(g):
@@ -426,7 +411,7 @@ def backward(
     if retain_graph is None:
         retain_graph = create_graph
     with quiet_numpy():
-        for _ in backward_steps(outputs, grads, retain_graph, create_graph, details=False):
+        for _ in backward_steps(outputs, grads, retain_graph, create_graph):
             pass
 
 
@@ -449,12 +434,21 @@ def grad(
     grads = root_gradients(outs, _as_list(grad_outputs), create_graph, "grad")
     if retain_graph is None:
         retain_graph = create_graph
+    targets: dict[Node, list[int]] = {}  # each input's node, and where its gradient goes in the result
+    for i, t in enumerate(ins):
+        targets.setdefault(grad_node(t), []).append(i)
+    only = _nodes_leading_to(topological_order([grad_node(t) for t in outs]), targets)
     captured: list = [None] * len(ins)
+    retained: list[tuple[Tensor, object]] = []
     with quiet_numpy():
-        for _ in backward_steps(
-            outs, grads, retain_graph, create_graph, inputs=ins, captured=captured, details=False
-        ):
-            pass
+        for step in backward_steps(outs, grads, retain_graph, create_graph, accumulate=False, only=only):
+            for i in targets.get(step.node, ()):
+                captured[i] = step.grad  # what arrives at an input's node, after its hooks ran
+            owner = _retained_owner(step.node) if step.leaf is None else None
+            if owner is not None:  # retain_grad() is a hook in PyTorch: agv.grad fills it too
+                retained.append((owner, step.grad))
+    for owner, g in retained:
+        _retain(owner, g, create_graph)
     result = []
     for t, g in zip(ins, captured):
         if g is None:

@@ -413,7 +413,7 @@ print("a second backward call adds to .grad:", c.grad.item())
     md(
         """
 Source tour: both sums live in [autogradviz/engine.py](../../autogradviz/engine.py). The walk is the function
-`backward_steps`; its helper `_send` adds the gradients of paths that meet at a node ("another path got here
+`walk`; its helper `_send` adds the gradients of paths that meet at a node ("another path got here
 first"). Only when the walk is over does `_accumulate` add the result into `.grad`, once for each
 `AccumulateGrad` node (class `AccumulateGrad` in [autogradviz/core/graph.py](../../autogradviz/core/graph.py)).
 
@@ -423,7 +423,7 @@ backward pass; otherwise each update uses the sum of *all* the gradients so far.
 `zero_()` clears a tensor in place (a trailing underscore marks an in-place method) and returns it:
 """,
         """
-源码导览：这两种求和都在 [autogradviz/engine.py](../../autogradviz/engine.py) 中。遍历过程是函数 `backward_steps`；
+源码导览：这两种求和都在 [autogradviz/engine.py](../../autogradviz/engine.py) 中。遍历过程是函数 `walk`；
 它的辅助函数 `_send` 把在同一个节点相遇的各条路径的梯度相加（注释写着“another path got here first”）。
 直到遍历结束，`_accumulate` 才把结果加进 `.grad`，每个 `AccumulateGrad` 节点一次
 （见 [autogradviz/core/graph.py](../../autogradviz/core/graph.py) 中的类 `AccumulateGrad`）。

@@ -618,7 +618,7 @@ $2^n$ times. A topological order runs every node once, with its gradient complet
 **Source tour.** [autogradviz/engine.py](../../autogradviz/engine.py), function `_dependencies`
 counts, for every node, how many edges lead into it; function `topological_order` starts from the
 nodes with no arrows in and releases a node when its count reaches zero (Kahn's algorithm);
-function `backward_steps` runs the nodes in that order and adds the arriving gradients.
+function `walk` runs the nodes in that order and adds the arriving gradients.
 """,
         """
 如果每次有新梯度到达就让节点再运行一次，最后也能得到 14，但 `h` 的节点要运行两次；
@@ -626,7 +626,7 @@ function `backward_steps` runs the nodes in that order and adds the arriving gra
 
 **源码导览。** [autogradviz/engine.py](../../autogradviz/engine.py) 中，函数 `_dependencies`
 统计每个节点有几条边指向它；函数 `topological_order` 从没有入边的节点开始，某个节点的计数降到 0 时
-就放行它（Kahn 算法）；函数 `backward_steps` 按这个顺序运行各节点，并把到达的梯度累加起来。
+就放行它（Kahn 算法）；函数 `walk` 按这个顺序运行各节点，并把到达的梯度累加起来。
 """,
     ),
     md(

@@ -51,7 +51,7 @@ other result, with its own `grad_fn`, and can be differentiated again.
 `agv.grad(outputs, inputs)` returns the gradients as a tuple, one per input, and leaves `.grad` alone.
 Take `y = x³` at `x = 2`: the formulas say `y' = 3x² = 12`, `y'' = 6x = 12` and `y''' = 6`.
 
-**Source tour.** [autogradviz/engine.py](../../autogradviz/engine.py), function `backward_steps`, picks the
+**Source tour.** [autogradviz/engine.py](../../autogradviz/engine.py), function `walk`, picks the
 array namespace each node computes with: `numpy_math` normally, `tensor_math` (autogradviz's own recorded
 ops) when `create_graph=True`; each node's formula is its `vjp(xp, g, ...)` method, for example
 `MulBackward0.vjp` in [autogradviz/ops/arithmetic.py](../../autogradviz/ops/arithmetic.py).
@@ -66,7 +66,7 @@ ops) when `create_graph=True`; each node's formula is its `vjp(xp, g, ...)` meth
 `agv.grad(outputs, inputs)` 以元组形式返回梯度（每个输入一个），并且不会改动 `.grad`。
 以 `x = 2` 处的 `y = x³` 为例：按公式，`y' = 3x² = 12`，`y'' = 6x = 12`，`y''' = 6`。
 
-**源码导览。** [autogradviz/engine.py](../../autogradviz/engine.py) 中的函数 `backward_steps` 为每个节点选择计算所用的
+**源码导览。** [autogradviz/engine.py](../../autogradviz/engine.py) 中的函数 `walk` 为每个节点选择计算所用的
 数组命名空间：平常用 `numpy_math`，`create_graph=True` 时用 `tensor_math`（autogradviz 自己的、会被记录的运算）；
 每个节点的公式就是它的 `vjp(xp, g, ...)` 方法，例如 [autogradviz/ops/arithmetic.py](../../autogradviz/ops/arithmetic.py)
 中的 `MulBackward0.vjp`。

@@ -371,7 +371,7 @@ differently:
 | what the forward op leaves behind | the closure `_backward`, which sees `self`, `other` and `out` | a node object, `e_t.grad_fn`, holding only what its formula needs (`saved_tensors`) |
 | the local rule | `self.grad += other.data * out.grad` | `vjp(xp, g, a, b)` returns `g * b, g * a` |
 | who adds where paths meet | each closure, with `+=` | the engine: `vjp` only returns, and [autogradviz/engine.py](../../autogradviz/engine.py), function `_send`, adds what arrives at a node that already holds some |
-| the order | a recursive depth-first search | `_dependencies` counts the edges into every node, with an explicit stack, and `backward_steps` runs a node once all of them have delivered |
+| the order | a recursive depth-first search | `_dependencies` counts the edges into every node, with an explicit stack, and `walk` runs a node once all of them have delivered |
 | the numbers | Python floats | numpy arrays, any shape; broadcasting is undone by summing (lesson 6) |
 | which `.grad` is kept | every value's | the leaves' only, unless `retain_grad()` |
 
@@ -388,7 +388,7 @@ node (lesson 6).
 | 前向运算留下了什么 | 闭包 `_backward`，它能看到 `self`、`other` 和 `out` | 一个节点对象 `e_t.grad_fn`，只保存公式需要的值（`saved_tensors`） |
 | 局部规则 | `self.grad += other.data * out.grad` | `vjp(xp, g, a, b)` 返回 `g * b, g * a` |
 | 路径汇合时由谁相加 | 每个闭包自己用 `+=` | 引擎：`vjp` 只负责返回，[autogradviz/engine.py](../../autogradviz/engine.py) 中的函数 `_send` 把到达的梯度加到节点已有的梯度上 |
-| 顺序 | 递归的深度优先搜索 | `_dependencies` 用显式的栈数出每个节点有几条入边，`backward_steps` 等这些边都送到之后才运行该节点 |
+| 顺序 | 递归的深度优先搜索 | `_dependencies` 用显式的栈数出每个节点有几条入边，`walk` 等这些边都送到之后才运行该节点 |
 | 数值 | Python 浮点数 | 任意形状的 numpy 数组；广播通过求和来撤销（第 6 课） |
 | 保留哪些 `.grad` | 所有值的 | 只保留叶子张量的，除非调用 `retain_grad()` |
 

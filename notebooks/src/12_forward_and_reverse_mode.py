@@ -222,7 +222,7 @@ Listing paths does not scale: stack $k$ diamonds and there are $2^k$ paths. Neit
 **factor** the sum: at every node where paths meet, they add first and multiply afterwards. Reverse mode does it
 at each node whose value fed several others: the engine adds the gradients arriving from all of them before the
 node runs (the "merges" of lesson 6; see [autogradviz/engine.py](../../autogradviz/engine.py), function
-`backward_steps`, which runs each node only once all its gradient has arrived).
+`walk`, which runs each node only once all its gradient has arrived).
 
 Take $k = 10$ stacked diamonds, $y_{i+1} = \\sin y_i \\cdot \\cos y_i$. Stage $i$ has two paths, through the sine
 (product $\\cos y_i\\cdot\\cos y_i$) and through the cosine (product $-\\sin y_i\\cdot\\sin y_i$). The sum over all
@@ -232,7 +232,7 @@ $2^{10}$ paths equals the product of the ten per-stage sums:
 列出所有路径的做法无法扩展：把 $k$ 个菱形叠起来，就有 $2^k$ 条路径。两种模式都不会去列举路径，而是把这个和
 **因式分解**：在路径汇合的节点，先相加，再往下乘。反向模式在每个“值流向了好几个地方”的节点上这样做：
 引擎先把从各处传回来的梯度加起来，再运行这个节点（即第 6 课讲过的“合并”；见
-[autogradviz/engine.py](../../autogradviz/engine.py) 中的函数 `backward_steps`：每个节点要等它的梯度全部到齐才运行，而且只运行一次）。
+[autogradviz/engine.py](../../autogradviz/engine.py) 中的函数 `walk`：每个节点要等它的梯度全部到齐才运行，而且只运行一次）。
 
 取 $k = 10$ 个叠起来的菱形：$y_{i+1} = \\sin y_i \\cdot \\cos y_i$。第 $i$ 级有两条路径：经过正弦（乘积为
 $\\cos y_i\\cdot\\cos y_i$）和经过余弦（乘积为 $-\\sin y_i\\cdot\\sin y_i$）。对全部 $2^{10}$ 条路径求和，
