@@ -191,9 +191,10 @@ def backward_steps(
             leaf_grads[step.leaf] = step
         elif step.sent:  # its formula ran (with `only`, a node nothing was asked below sends nothing)
             ran.append(step.node)
-            owner = _retained_owner(step.node)
-            if owner is not None:
-                retained.append((owner, step.grad))
+            if step.node._meta is not None:  # only a node with extras can have a retain_grad() tensor
+                owner = _retained_owner(step.node)
+                if owner is not None:
+                    retained.append((owner, step.grad))
         yield step
     if accumulate:  # the walk succeeded: now write .grad
         for leaf, step in leaf_grads.items():
