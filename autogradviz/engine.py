@@ -274,7 +274,7 @@ def _retained_owner(node: Node) -> Tensor | None:
 
 
 def _dtype_of(g):
-    return g._data.dtype if type(g) is Tensor else g.dtype
+    return g._data.dtype if isinstance(g, Tensor) else g.dtype
 
 
 def _nodes_leading_to(order: list[Node], targets: dict[Node, list[int]]) -> set[Node]:

@@ -72,7 +72,7 @@ def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
     for t in inputs:
         edge = _edge(t)
         edges.append(edge)
-        if type(t) is not Tensor:  # a plain number
+        if not isinstance(t, Tensor):  # a plain number
             constants.append(t)
             continue
         constants.append(None if edge is not None else t._data)
@@ -102,7 +102,7 @@ def _paddle_result(out: Tensor, inputs) -> Tensor:
     Paddle prints), and, as Paddle 2.0 keeps the gradient of every tensor,
     it retains its grad. Plain tensors never get here."""
     for t in inputs:
-        if type(t) is Tensor and t._meta is not None and "paddle" in t._meta:
+        if isinstance(t, Tensor) and t._meta is not None and "paddle" in t._meta:
             out._set_extra("paddle", t._meta["paddle"])
             if out._grad_fn is not None:
                 out.retain_grad()
@@ -112,7 +112,7 @@ def _paddle_result(out: Tensor, inputs) -> Tensor:
 
 def _edge(t) -> Node | None:
     """Where input t's gradient goes; None for a number or a tensor that needs none."""
-    if type(t) is not Tensor:
+    if not isinstance(t, Tensor):
         return None
     if t._meta is not None:  # only a tensor with extras can be a view, and so stale
         views.refresh_if_stale(t)
@@ -131,7 +131,7 @@ def _gradient_needs_fixing(node_class: type[Node], data: np.ndarray, result: np.
 
 
 def _shapes_and_dtypes(inputs) -> tuple:
-    return tuple((t._data.shape, t._data.dtype) if type(t) is Tensor else None for t in inputs)
+    return tuple((t._data.shape, t._data.dtype) if isinstance(t, Tensor) else None for t in inputs)
 
 
 def _saved_and_checks(saved, inputs, out: Tensor) -> tuple[tuple, tuple]:
@@ -141,7 +141,7 @@ def _saved_and_checks(saved, inputs, out: Tensor) -> tuple[tuple, tuple]:
     backward then raises instead of computing with the new data."""
     values, checks = [], []
     for item in saved:
-        if type(item) is Tensor:
+        if isinstance(item, Tensor):
             if item._meta is not None and item._meta.get("inference"):
                 raise RuntimeError(INFERENCE_SAVED_ERROR)
             # which input it is; None for a tensor that is not an input (where's

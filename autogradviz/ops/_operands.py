@@ -35,7 +35,7 @@ def operand(x):
     A view whose base was changed in place since it was made is brought up to
     date here, as the op takes it: the op must see its new history (and its
     new requires_grad) before it decides what to save."""
-    if type(x) is Tensor:
+    if isinstance(x, Tensor):
         if x._meta is not None:
             views.refresh_if_stale(x)
         return x
@@ -51,7 +51,7 @@ def operand(x):
 
 
 def data(x):
-    return x._data if type(x) is Tensor else x
+    return x._data if isinstance(x, Tensor) else x
 
 
 def factors_to_save(a, b) -> tuple:
@@ -59,8 +59,8 @@ def factors_to_save(a, b) -> tuple:
     other one needs a gradient, since ∂(ab)/∂a = b. As in PyTorch, a factor that
     nothing will use may then change in place freely."""
     return (
-        a if type(b) is Tensor and b._requires_grad else None,
-        b if type(a) is Tensor and a._requires_grad else None,
+        a if isinstance(b, Tensor) and b._requires_grad else None,
+        b if isinstance(a, Tensor) and a._requires_grad else None,
     )
 
 
@@ -137,8 +137,8 @@ def binary(op: str, fn, a, b) -> np.ndarray:
     """Apply a numpy binary function in the dtype PyTorch would compute in (see
     result_type), turning numpy's broadcast error into one that names the op and
     both shapes. Division (np.true_divide) of integers gives float32, as in PyTorch."""
-    x = a._data if type(a) is Tensor else a
-    y = b._data if type(b) is Tensor else b
+    x = a._data if isinstance(a, Tensor) else a
+    y = b._data if isinstance(b, Tensor) else b
     if type(x) is np.ndarray and type(y) is np.ndarray and x.dtype == y.dtype:
         target = x.dtype  # the common case, decided without the promotion rules
     elif _float_array_and_number(x, y):
@@ -280,8 +280,8 @@ def broadcast_error(op: str, a_shape: tuple, b_shape: tuple) -> RuntimeError:
 
 def is_bool(x) -> bool:
     """A bool tensor, or a Python bool (which PyTorch treats as a bool scalar)."""
-    return x._data.dtype.kind == "b" if type(x) is Tensor else isinstance(x, (bool, np.bool_))
+    return x._data.dtype.kind == "b" if isinstance(x, Tensor) else isinstance(x, (bool, np.bool_))
 
 
 def _shape(x) -> tuple:
-    return x._data.shape if type(x) is Tensor else np.shape(x)
+    return x._data.shape if isinstance(x, Tensor) else np.shape(x)

@@ -50,7 +50,7 @@ def add(a, b):
 def radd(b, k):
     """k + b: what Python calls for `2 + x`; recorded as x + 2, as PyTorch does."""
     b, k = operand(b), operand(k)
-    if type(k) is Tensor:
+    if isinstance(k, Tensor):
         return add(k, b)
     return record(AddBackward0, binary("add", np.add, k, b), (b, k), args=NUMBER_FIRST)
 
@@ -111,7 +111,7 @@ def mul(a, b):
 def rmul(b, k):
     """k * b: what Python calls for `2 * x`; recorded as x * 2, as PyTorch does."""
     b, k = operand(b), operand(k)
-    if type(k) is Tensor:
+    if isinstance(k, Tensor):
         return mul(k, b)
     out = binary("mul", np.multiply, k, b)
     return record(MulBackward0, out, (b, k), saved=factors_to_save(b, k), args=NUMBER_FIRST)
@@ -235,7 +235,7 @@ def _is_bool_array(x) -> bool:
 
 def _integral(x) -> bool:
     """An integer or bool tensor, or a Python int or bool."""
-    if type(x) is Tensor:
+    if isinstance(x, Tensor):
         return x._data.dtype.kind in "biu"
     return isinstance(x, (int, np.integer, np.bool_))
 

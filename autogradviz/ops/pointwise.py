@@ -318,7 +318,7 @@ def where(condition, a, b):
     out = torch_float(out, a, b)
     # a bool tensor is saved as itself, so an in-place change to it before backward
     # raises (as in PyTorch); any other condition is saved as the bool array made here
-    saved = condition if type(condition) is Tensor and condition._data is cond else cond
+    saved = condition if isinstance(condition, Tensor) and condition._data is cond else cond
     return record(WhereBackward0, out, (a, b), saved=(saved,))
 
 
