@@ -59,9 +59,11 @@ def randn(*shape, seed=0):
 
 
 # Parameter ----------------------------------------------------------------------------------------
-def test_parameter_is_a_plain_tensor_that_isinstance_recognises():
+def test_parameter_is_a_subclass_of_tensor_that_isinstance_recognises():
+    # issue 25, item 4: Parameter is a real subclass, so type(p) is nn.Parameter as in PyTorch
+    # (this test asserted `type(p) is agv.Tensor` while a parameter was a marked plain tensor)
     p = nn.Parameter(agv.tensor([1.0, 2.0]))
-    assert type(p) is agv.Tensor
+    assert type(p) is nn.Parameter and issubclass(nn.Parameter, agv.Tensor)
     assert isinstance(p, nn.Parameter) and isinstance(p, agv.Tensor)
     assert not isinstance(agv.tensor([1.0]), nn.Parameter)
     assert not isinstance(np.ones(2), nn.Parameter)

@@ -575,12 +575,20 @@ def _untensor(data):
     return data
 
 
+# The subclass a mark in a copied or saved tensor's extras stands for ("parameter": nn.Parameter),
+# registered by the layer that defines it: the core cannot import nn
+MARKED_CLASSES: dict[str, type] = {}
+
+
 def _rebuild(data, requires_grad: bool, grad, meta) -> Tensor:
     t = _make(np.asarray(data))
     t._requires_grad = requires_grad
     if grad is not None:
         t._grad = _make(np.asarray(grad))
     t._meta = dict(meta) if meta else None
+    for mark, cls in MARKED_CLASSES.items():
+        if t._meta is not None and t._meta.get(mark):
+            t.__class__ = cls
     return t
 
 

@@ -1,34 +1,38 @@
 """Parameter: a leaf tensor that a Module learns.
 
-In PyTorch, `Parameter` is a subclass of `Tensor`. Here a parameter is a plain
-`Tensor` (the engine's fast paths test `type(t) is Tensor`) carrying a
-"parameter" mark; `isinstance(t, nn.Parameter)` checks for that mark.
+As in PyTorch, `Parameter` is a subclass of `Tensor`: `type(p)` is `nn.Parameter`,
+and `isinstance(p, nn.Parameter)` is Python's own check. An op on a parameter
+gives a plain tensor, and so do `p.detach()` and `p.data`, as in PyTorch.
 """
 
 from __future__ import annotations
 
-from ..core.tensor import Tensor, _make, as_array, refuse_integer_grad
+from ..core.tensor import MARKED_CLASSES, Tensor, _make, as_array, refuse_integer_grad
 
 
-class _ParameterType(type):
-    def __instancecheck__(cls, obj) -> bool:
-        return isinstance(obj, Tensor) and bool(obj._extra("parameter"))
-
-
-class Parameter(metaclass=_ParameterType):
+class Parameter(Tensor):
     """`Parameter(data)` returns a leaf tensor that requires grad and that
     Modules register as learnable. A tensor's storage is shared (as PyTorch
     does); other data is copied into a float32 tensor."""
 
-    def __new__(cls, data=None, requires_grad: bool = True) -> Tensor:
+    __slots__ = ()  # Tensor's own layout, so a tensor's class can become Parameter
+
+    def __new__(cls, data=None, requires_grad: bool = True) -> Parameter:
         if isinstance(data, Tensor):
             t = data.detach()  # same storage and version counter, no history
         else:
             t = _make(as_array(() if data is None else data))
             if t._data.dtype.kind != "f":
                 t = _make(t._data.astype("float32"))
-        t._set_extra("parameter", True)
+        t.__class__ = cls
+        t._set_extra("parameter", True)  # the mark a saved file keeps (see core/tensor.py, _rebuild)
         if requires_grad:  # PyTorch's words here differ from the setter's ("only ...")
             refuse_integer_grad(t, "Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = requires_grad
         return t
+
+    def __init__(self, data=None, requires_grad: bool = True) -> None:
+        pass  # __new__ made it: Tensor.__init__ is the legacy constructor, Tensor(2, 3)
+
+
+MARKED_CLASSES["parameter"] = Parameter
