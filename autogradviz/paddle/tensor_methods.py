@@ -75,7 +75,12 @@ def _one_element_for_paddle(name: str):
 
     def method(self, *args, **kwargs):
         out = plain(self, *args, **kwargs)
-        if self._meta is not None and "paddle" in self._meta and isinstance(out, Tensor) and out._data.ndim == 0:
+        if (
+            self._meta is not None
+            and "paddle" in self._meta
+            and isinstance(out, Tensor)
+            and out._data.ndim == 0
+        ):
             return as_one_element(out)
         return out
 
