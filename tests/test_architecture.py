@@ -8,7 +8,9 @@
   the graph API (core/protocol.py): never a private attribute of another
   object, never a node's class name;
 - no name in a package hides one of its modules (`autogradviz.tensor` is the
-  function; the module is `autogradviz.core.tensor`).
+  function; the module is `autogradviz.core.tensor`);
+- the kernel (core/ and engine.py) does not name the PyTorch surface attached
+  around it: saved-tensor hooks and the `_saved_*` names live outside it.
 """
 
 from __future__ import annotations
@@ -187,6 +189,28 @@ def test_core_imports_nothing_above_it():
     for name, targets in internal_graph().items():
         if name.startswith("autogradviz.core"):
             assert all(t.startswith("autogradviz.core") for t in targets), (name, targets)
+
+
+# the kernel a learner reads in one sitting (README, "Reading the source")
+KERNEL = [*sorted((PACKAGE / "core").glob("*.py")), PACKAGE / "engine.py"]
+# words of the surface that is attached to the kernel from outside, through its extension
+# points: saved-tensor hooks (autograd/graph.py, through record.set_saver and a node's
+# "unpack" extra) and PyTorch's `_saved_*` names (autograd/saved_names.py, Node.__getattr__)
+OUTSIDE_THE_KERNEL = re.compile(
+    r"saved_tensors?_hooks?|pack_hook|unpack_hook|Packed|_raw_saved_|_TORCH_SAVED"
+)
+
+
+def test_the_kernel_does_not_name_saved_tensor_hooks_or_pytorchs_saved_names():
+    """Every line, comments and docstrings included: a learner reading the kernel meets
+    none of these words, and learns of the extension points only by their neutral names."""
+    found = [
+        f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
+        for path in KERNEL
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if OUTSIDE_THE_KERNEL.search(line)
+    ]
+    assert not found, "the kernel names what is attached from outside it:\n" + "\n".join(found)
 
 
 def test_no_import_below_code_and_none_inside_functions_but_optional_ones():

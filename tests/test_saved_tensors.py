@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import autogradviz as agv
-from autogradviz.core.graph import Packed
+from autogradviz.autograd.graph import Packed  # moved out of the kernel (core/graph.py)
 
 LIBS = {"torch": torch, "agv": agv}
 

@@ -7,14 +7,15 @@ Both are the engine's own functions (see engine.py), not a second implementation
 
 Reading order: this file; `function.py`, custom Functions with their own
 backward; `functional.py`, jacobian, hessian, vjp and jvp built on `grad`;
-`graph.py`, hooks on saved tensors; `profiler.py`, which ops ran;
-`variable.py`, the old `Variable` (today a tensor).
+`graph.py`, hooks on saved tensors; `saved_names.py`, PyTorch's names for
+them (`y.grad_fn._saved_self`); `profiler.py`, which ops ran; `variable.py`,
+the old `Variable` (today a tensor).
 """
 
 from ..core.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from ..engine import backward, grad
 from ..finite_differences import GradcheckError, gradcheck, gradgradcheck
-from . import function, functional, graph, profiler
+from . import function, functional, graph, profiler, saved_names  # saved_names attaches Node's `_saved_*`
 from .function import Function, FunctionCtx, once_differentiable
 from .variable import Variable
 
@@ -32,6 +33,7 @@ __all__ = [
     "graph",
     "inference_mode",
     "profiler",
+    "saved_names",
     "no_grad",
     "once_differentiable",
     "set_grad_enabled",

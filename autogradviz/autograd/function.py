@@ -45,10 +45,11 @@ import textwrap
 
 import numpy as np
 
+from ..core import record as record_module
 from ..core.grad_mode import _state as _grad_mode
 from ..core.grad_mode import no_grad, set_grad_enabled
-from ..core.graph import OUTPUT, Node, grad_node, saved_tensor_hook_stack
-from ..core.record import _packed, _saved_and_checks, record
+from ..core.graph import OUTPUT, Node, grad_node
+from ..core.record import _saved_and_checks, record
 from ..core.tensor import Tensor, _make
 from ..ops import numpy_math
 from ..ops.broadcast import sum_to
@@ -104,10 +105,6 @@ class FunctionBackward(FunctionCtx, Node):
         self._dirty = ()
         self._materialize_grads = True
         self._unpacked_now = None  # the saved values, while backward runs (unpacked once)
-
-    def pack_order(self) -> list[int]:
-        """Saved-tensor hooks see what forward saved in the order it listed them."""
-        return [position for position, _, _, _ in self._checks]
 
     @property
     def saved_tensors(self) -> tuple:
@@ -313,8 +310,8 @@ def _link(ctx: FunctionBackward, args: tuple, tensor_inputs: tuple, output):
     ctx._to_save = ()
     if saved:
         ctx._saved, ctx._checks = _saved_and_checks(saved, tensor_inputs, out)
-        if saved_tensor_hook_stack:
-            ctx._saved = _packed(ctx, saved, out)
+        if record_module._saver is not None:  # the same saver as record()'s (saved-tensor hooks)
+            record_module._saver(ctx, saved, out)
     if isinstance(output, tuple):
         return tuple(out if i == k else o for i, o in enumerate(outputs))
     return out

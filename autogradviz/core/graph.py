@@ -18,6 +18,12 @@ The public, read-only properties below (`edges`, `constants`, `saved_values`,
 `output`, `output_name`, `label`, `variable`, `module_calls`, with `op`,
 `rules` and `name()`) are the graph API of `protocol.py`: what drawings and
 the stepper read.
+
+Attached from outside, so that this file holds only what backward needs: a
+node's "unpack" extra (see "saved values" below; set by autograd/graph.py,
+where the user's functions pack what nodes save), and `Node.__getattr__`,
+PyTorch's names for the saved values, `y.grad_fn._saved_self`
+(autograd/saved_names.py).
 """
 
 from __future__ import annotations
@@ -42,33 +48,6 @@ class _Output:
 OUTPUT = _Output()
 
 
-# the (pack_hook, unpack_hook) pairs of the active agv.autograd.graph.saved_tensors_hooks
-# blocks, innermost last; record() packs only while it is not empty (one test per op)
-saved_tensor_hook_stack: list[tuple] = []
-
-
-class Packed:
-    """A saved tensor as a pack hook returned it: the node keeps this instead of
-    the array, and the unpack hook gives the tensor back when backward needs it."""
-
-    __slots__ = ("packed", "unpack_hook", "shape")
-
-    def __init__(self, packed, unpack_hook, shape: tuple):
-        self.packed, self.unpack_hook, self.shape = packed, unpack_hook, shape
-
-    def unpack(self) -> np.ndarray:
-        t = self.unpack_hook(self.packed)
-        if not isinstance(t, Tensor):
-            raise TypeError(
-                "Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
-                f"{type(t).__name__}"
-            )
-        return t._data
-
-    def __repr__(self) -> str:
-        return "<packed saved tensor>"
-
-
 class SavedValue(NamedTuple):
     """One value a node saved for backward, and where it came from: the index
     of the input it is, "output" for the op's result, or None (an index, a mask)."""
@@ -86,7 +65,7 @@ class Node:
         "_checks",  # tuple of (position, source, counter, version), one per saved tensor
         "_output",  # the output's array, for drawings; None once freed
         "args",  # the op's non-tensor parameters (dim, keepdim, ...)
-        "_meta",  # None, or a dict of rare extras: "hooks", "retained", "name", "modules"
+        "_meta",  # None, or a dict of rare extras: "hooks", "retained", "name", "modules", "unpack"
         "__weakref__",
     )
 
@@ -223,6 +202,13 @@ class Node:
     # A node keeps the arrays it needs, not the tensors: an intermediate tensor
     # can then die as soon as the learner drops it. When create_graph needs
     # tensors back, they are rebuilt from the edges: input i was made by edge i.
+    #
+    # Extension point, who packs saved values: a layer above the kernel may keep
+    # something else in place of a saved array (record.set_saver says when). It
+    # then sets the node's "unpack" extra, `unpack(node, saved) -> saved`, which
+    # gives the arrays back; a stand-in keeps its array's `shape` for the in-place
+    # error below. Attached by autograd/graph.py (agv.autograd.graph: the user's
+    # own functions pack and unpack what nodes save, as in PyTorch).
 
     def unpack_saved(self, as_tensors: bool = False) -> tuple:
         """The saved values, after checking that none was freed by an earlier
@@ -240,27 +226,14 @@ class Node:
             if counter.value != version:
                 self._version_error(counter.value, version, self._saved[position].shape)
         saved = self._saved
-        if self._meta is not None and "packed" in self._meta:  # saved_tensors_hooks were active
-            unpacked = list(saved)
-            for position in self.pack_order():
-                if type(saved[position]) is Packed:
-                    unpacked[position] = saved[position].unpack()
-            saved = tuple(unpacked)
+        if self._meta is not None and "unpack" in self._meta:  # a layer above packed them
+            saved = self._meta["unpack"](self, saved)
         if not as_tensors:
             return saved
         values = list(saved)
         for position, source, _, _ in self._checks:
             values[position] = self._as_tensor(values[position], source)
         return tuple(values)
-
-    def pack_order(self) -> list[int]:
-        """The positions of the saved tensors, in the order PyTorch saves (and
-        unpacks) them, which saved-tensor hooks make visible: as listed, except
-        that some binary ops save their second input first (a * b saves b, then a)."""
-        if type(self).__name__ not in _SAVES_SECOND_INPUT_FIRST:
-            return [c[0] for c in self._checks]
-        inputs = sorted((c for c in self._checks if isinstance(c[1], int)), key=lambda c: -c[1])
-        return [c[0] for c in inputs] + [c[0] for c in self._checks if not isinstance(c[1], int)]
 
     def _as_tensor(self, array: np.ndarray, source) -> Tensor:
         """A saved array as a tensor with its history: the output's is this node;
@@ -273,40 +246,6 @@ class Node:
         if edge.variable is not None:
             return edge.variable
         return _make(array, edge)
-
-    # -- PyTorch's names for the saved values: y.grad_fn._saved_self, ... ------------
-
-    def __getattr__(self, name: str):
-        # only reached when normal lookup fails, so the ops never pay for it
-        raw = name.startswith("_raw_saved_")
-        if raw or name.startswith("_saved_"):
-            key = name[len("_raw_saved_") :] if raw else name[len("_saved_") :]
-            where = _torch_saved_names(self).get(key)
-            if where is not None:
-                if not isinstance(where, int):  # an argument of the op, computed from args
-                    if raw:
-                        raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
-                    return where(self.args)
-                return SavedTensor(self, where) if raw else self._saved_at(where)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def _saved_at(self, position: int):
-        """One saved value, as PyTorch's `_saved_*` attribute gives it: a saved
-        input is that tensor (a leaf is the leaf itself), the output a new tensor
-        on its data; after backward freed it, PyTorch's error."""
-        if self._saved is None:
-            self.unpack_saved()  # raises the "backward through the graph a second time" error
-        value = self._saved[position]
-        for where, origin, counter, version in self._checks:
-            if where == position:
-                if counter.value != version:
-                    self._version_error(counter.value, version, value.shape)
-                if type(value) is Packed:
-                    value = value.unpack()
-                return self._as_tensor(value, origin)
-        if value is None or isinstance(value, Tensor):
-            return value
-        return _make(np.asarray(value))  # a plain number the op saved: PyTorch shows it as a tensor
 
     def output_now_lives_in(self, tensor: Tensor) -> None:
         """An in-place op (relu_, sigmoid_, ...) writes its result into `tensor`.
@@ -409,104 +348,3 @@ def grad_node(t: Tensor) -> Node:
     """Where a gradient for `t` goes: the node that made it, or for a leaf its
     AccumulateGrad. (The grad_fn property brings a stale view up to date.)"""
     return t.grad_fn or accumulator_of(t)
-
-
-class SavedTensor:
-    """PyTorch's `y.grad_fn._raw_saved_self`: a handle on one saved tensor, to
-    give it a pack and an unpack hook (`register_hooks`) after the op ran."""
-
-    __slots__ = ("_node", "_position")
-
-    def __init__(self, node: Node, position: int):
-        self._node, self._position = node, position
-
-    def register_hooks(self, pack_hook, unpack_hook) -> None:
-        """Call pack_hook(the saved tensor) now and keep what it returns; backward
-        (and `_saved_*`) then get the tensor back from unpack_hook(that)."""
-        if not callable(pack_hook) or not callable(unpack_hook):
-            raise TypeError("register_hooks: pack_hook and unpack_hook must be callables")
-        node = self._node
-        if node._saved is None:
-            raise RuntimeError(
-                "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
-                "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
-                "retain_graph=True if you need to backward through the graph a second time or if you "
-                "need to access saved variables after calling backward."
-            )
-        value = node._saved[self._position]
-        if type(value) is Packed:
-            raise RuntimeError(
-                "Calling register_hooks on a saved tensor whose hooks have already been set. "
-                "Hint: only one pair of hooks is allowed at a time."
-            )
-        tensor = _make(value)  # PyTorch's hook sees the data alone, without its history
-        saved = list(node._saved)
-        saved[self._position] = Packed(pack_hook(tensor), unpack_hook, value.shape)
-        node._saved = tuple(saved)
-        node._set_extra("packed", True)
-
-    def __repr__(self) -> str:
-        return "<SavedTensor>"
-
-
-def _dims(value) -> tuple:
-    return tuple(int(d) for d in value)
-
-
-# What PyTorch calls the values some nodes save (`_saved_<name>`): an int is the
-# position in the node's saved values; a function computes it from the op's args;
-# None: PyTorch has no such name on this node. Every node also gets "self" (its
-# first input), "other" (its second) and "result" (its output) from where its saved
-# values came from. tests/test_saved_tensors.py checks these against torch.
-_TORCH_SAVED = {
-    "MulBackward0": {"self": 0, "other": 1},
-    "DivBackward0": {"self": 0, "other": 1},
-    "PowBackward0": {"exponent": lambda args: args},
-    "PowBackward1": {"other": None, "exponent": 1},
-    "PowBackward2": {"self": lambda args: args[0]},
-    "SumBackward0": {"self_sym_sizes": lambda args: _dims(args[0])},
-    "SumBackward1": {
-        "dim": lambda args: _dims(args[1]),
-        "keepdim": lambda args: bool(args[2]),
-        "self_sym_sizes": lambda args: _dims(args[0]),
-    },
-    "MeanBackward0": {
-        "self_sym_sizes": lambda args: _dims(args[0]),
-        "self_sym_numel": lambda args: int(np.prod(args[0], dtype=np.int64)),
-    },
-    "MeanBackward1": {
-        "dim": lambda args: _dims(args[1]),
-        "keepdim": lambda args: bool(args[2]),
-        "self_sym_sizes": lambda args: _dims(args[0]),
-        "self_sym_numel": lambda args: int(np.prod(args[0], dtype=np.int64)),
-    },
-    "MmBackward0": {"self": 0, "other": None, "mat2": 1},
-    "SoftmaxBackward0": {"dim": lambda args: int(args[0])},
-    "LogSoftmaxBackward0": {"dim": lambda args: int(args[0])},
-    "TransposeBackward0": {"dim0": lambda args: int(args[0]), "dim1": lambda args: int(args[1])},
-    "ClampBackward1": {"min": lambda args: args[0], "max": lambda args: args[1]},
-    "LeakyReluBackward0": {"negative_slope": lambda args: args},
-    "ViewBackward0": {"self_sym_sizes": lambda args: _dims(args)},
-    "CatBackward0": {"dim": lambda args: int(args[0])},
-    "WhereBackward0": {"condition": 0},
-}
-
-
-# the nodes whose pack hooks PyTorch calls for the second input before the first
-# (tests/test_saved_tensors.py compares the order of the calls with torch's)
-_SAVES_SECOND_INPUT_FIRST = frozenset({"MulBackward0", "DivBackward0", "PowBackward1", "MmBackward0"})
-
-
-def _torch_saved_names(node: Node) -> dict:
-    if getattr(type(node), "custom_function", False):
-        return {}  # a custom Function's ctx has saved_tensors instead
-    names = {}
-    for position, source, _, _ in node._checks:
-        if source == 0:
-            names["self"] = position
-        elif source == 1:
-            names["other"] = position
-        elif source is OUTPUT:
-            names["result"] = position
-    names.update(_TORCH_SAVED.get(type(node).__name__, {}))
-    return {name: where for name, where in names.items() if where is not None}

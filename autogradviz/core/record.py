@@ -16,16 +16,22 @@
 
 This is micrograd's `Value(data, (self, other), '*')` plus what PyTorch adds:
 saved values checked for in-place changes, broadcasting undone, dtypes kept.
+
+Layers above attach to it through two extension points, each saying what
+attaches: `set_observer` (who is told about every op) and `set_saver` (who
+packs saved values).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
 from . import views
 from .grad_mode import INFERENCE_SAVED_ERROR
 from .grad_mode import _state as _grad_mode
-from .graph import OUTPUT, Node, Packed, accumulator_of, saved_tensor_hook_stack
+from .graph import OUTPUT, Node, accumulator_of
 from .tensor import Tensor, _make
 
 # who is told about every op that runs: None, or the callback of an active
@@ -39,6 +45,21 @@ def set_observer(callback) -> object:
     Returns the previous callback, for the caller to restore."""
     global _observer
     previous, _observer = _observer, callback
+    return previous
+
+
+# Extension point, who packs saved values: None, or `saver(node, saved, out)`, called
+# once a node has kept what `saved` lists. It may swap the saved arrays for stand-ins,
+# and sets the node's "unpack" extra to give them back (graph.py, "saved values").
+# Attached by autograd/graph.py while one of its `with` blocks is active.
+_saver: Callable[[Node, tuple, Tensor], None] | None = None
+
+
+def set_saver(saver: Callable[[Node, tuple, Tensor], None] | None) -> object:
+    """Call `saver(node, saved, out)` after each node keeps its saved values, from
+    now on (None: stop). Returns the previous saver, for the caller to restore."""
+    global _saver
+    previous, _saver = _saver, saver
     return previous
 
 
@@ -87,12 +108,12 @@ def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
         result,
         args,
     )
-    out._grad_fn = node  # first: a pack hook (saved_tensors_hooks) sees the output with it
+    out._grad_fn = node  # first: a saver (below) sees the output with its grad_fn
     out._requires_grad = True
     if saved:
         node._saved, node._checks = _saved_and_checks(saved, inputs, out)
-        if saved_tensor_hook_stack:  # agv.autograd.graph.saved_tensors_hooks is active
-            node._saved = _packed(node, saved, out)
+        if _saver is not None:  # something packs saved values (see set_saver)
+            _saver(node, saved, out)
     return _paddle_result(out, inputs) if paddle_in_use else out
 
 
@@ -157,19 +178,6 @@ def _saved_and_checks(saved, inputs, out: Tensor) -> tuple[tuple, tuple]:
         else:
             values.append(item)
     return tuple(values), tuple(checks)
-
-
-def _packed(node: Node, saved, out: Tensor) -> tuple:
-    """saved_tensors_hooks: each saved tensor goes through the innermost pack
-    hook, in PyTorch's order (Node.pack_order), and the node keeps what it returns;
-    its unpack hook gives the tensor back at backward (Node.unpack_saved)."""
-    pack_hook, unpack_hook = saved_tensor_hook_stack[-1]
-    values = list(node._saved)
-    for position in node.pack_order():
-        tensor = out if saved[position] is OUTPUT else saved[position]
-        values[position] = Packed(pack_hook(tensor), unpack_hook, values[position].shape)
-    node._set_extra("packed", True)
-    return tuple(values)
 
 
 def _position_of(item, inputs) -> int | None:

@@ -43,11 +43,11 @@ while an elementwise node has no case), so this list reminds of the others:
 7. Only where it applies:
    - a `torch_name`: a claim in CLAIMS of tests/test_formula_sheet.py, which checks it
      against PyTorch;
-   - PyTorch's names for the node's saved values, when they are not `self`, `other`
-     and `result`: `_TORCH_SAVED` in core/graph.py, which gives our nodes their
-     `_saved_<name>` attributes; and for a node with two inputs or more, their names
-     in `INPUT_NAMES` in torch/graph.py, through which the PyTorch bridge reads an
-     input that needs no gradient;
+   - PyTorch's names, in the node's row of `TORCH_NAMES` in autograd/saved_names.py:
+     `saved=`, the names of its saved values when they are not `self`, `other` and
+     `result` (they give our nodes their `_saved_<name>` attributes); `inputs=`, for
+     a node with two inputs or more, their names, through which the PyTorch bridge
+     (torch/graph.py) reads an input that needs no gradient;
    - Paddle's spelling, when Paddle 2.0 has the op with other names or arguments: a
      function in paddle/__init__.py and its `__all__`;
    - the fuzzer's op lists (UNARY, BINARY in tests/_fuzz.py), for an op common enough

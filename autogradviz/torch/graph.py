@@ -25,6 +25,7 @@ import weakref
 import numpy as np
 
 from .. import nn  # noqa: F401 - defines the nn nodes (linear, conv, losses), whose rules RULES reuses
+from ..autograd.saved_names import TORCH_NAMES
 from ..core.graph import SavedValue, node_classes
 from ..ui_text import text
 from ._pytorch import torch
@@ -42,30 +43,6 @@ def _same_name_in_pytorch(cls) -> bool:
 # classes (the formula sheet's table) wherever PyTorch's node has the same name
 RULES: dict[str, tuple[str, tuple[str, ...], bool]] = {
     cls.__name__: (cls.op, cls.rules, cls.elementwise) for cls in node_classes() if _same_name_in_pytorch(cls)
-}
-
-# the names of each node's tensor inputs, in `next_functions` order, for the
-# common nodes: they say which input a saved value (`_saved_<name>`) is
-INPUT_NAMES: dict[str, tuple[str, ...]] = {
-    "AddBackward0": ("self", "other"),
-    "SubBackward0": ("self", "other"),
-    "MulBackward0": ("self", "other"),
-    "DivBackward0": ("self", "other"),
-    "MaximumBackward0": ("self", "other"),
-    "MinimumBackward0": ("self", "other"),
-    "PowBackward1": ("self", "exponent"),
-    "Atan2Backward0": ("self", "other"),
-    "MmBackward0": ("self", "mat2"),
-    "BmmBackward0": ("self", "mat2"),
-    "MvBackward0": ("self", "vec"),
-    "DotBackward0": ("self", "tensor"),
-    "AddmmBackward0": ("self", "mat1", "mat2"),
-    "ConvolutionBackward0": ("input", "weight", "bias"),
-    "NllLossBackward0": ("self",),  # the class targets are integers: no edge
-    "MseLossBackward0": ("self", "target"),
-    "BinaryCrossEntropyBackward0": ("self", "target", "weight"),
-    "BinaryCrossEntropyWithLogitsBackward0": ("self", "target", "weight", "pos_weight"),
-    "WhereBackward0": ("condition", "self", "other"),
 }
 
 
@@ -115,7 +92,10 @@ class TorchNode:
         return self._edges
 
     def _input_names(self) -> tuple[str, ...]:
-        names = INPUT_NAMES.get(self._torch_name)
+        """The names of the node's inputs, in `next_functions` order: they say
+        which input a saved value (`_saved_<name>`) is (autograd/saved_names.py)."""
+        row = TORCH_NAMES.get(self._torch_name)
+        names = row.inputs if row is not None else None
         if names is None and len(self.next_functions) == 1:
             names = ("self",)
         return names or ()
