@@ -8,7 +8,9 @@
   the graph API (core/protocol.py): never a private attribute of another
   object, never a node's class name;
 - no name in a package hides one of its modules (`autogradviz.tensor` is the
-  function; the module is `autogradviz.core.tensor`).
+  function; the module is `autogradviz.core.tensor`);
+- the kernel (core/ and engine.py) names no other library's rules: Paddle's are
+  attached around it, and importing autogradviz.paddle changes nothing on Tensor.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import ast
 import importlib
 import pkgutil
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -141,6 +145,7 @@ LAYER_OF = {
     "engine": 2,
     "linalg": 2,
     "methods": 3,
+    "compat": 3,  # other libraries' spellings, attached to Tensor from outside the core
     "finite_differences": 3,
     "autograd": 4,
     "serialization": 3,
@@ -380,3 +385,51 @@ def test_public_import_paths_keep_working():
     assert agv.viz.TrainingMonitor is importlib.import_module("autogradviz.widgets.monitor").TrainingMonitor
     assert agv.nn.Linear and agv.nn.functional.relu and agv.optim.SGD and agv.plot.loss_curve
     assert agv.GraphView and agv.viz.renderer and agv.widgets.BackwardStepper is agv.BackwardStepper
+
+
+# -- the kernel: core/ and engine.py, what backpropagation needs -------------------------------
+
+KERNEL = [*sorted((PACKAGE / "core").glob("*.py")), PACKAGE / "engine.py"]
+
+
+def test_the_kernel_does_not_mention_paddle():
+    """Paddle's rules live in autogradviz/paddle/ (the PaddleTensor subclass and
+    record()'s result hook) and its spellings in autogradviz/compat/. Every line
+    counts, comments and docstrings included: a learner reads them all."""
+    found = [
+        f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
+        for path in KERNEL
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search("paddle", line, re.IGNORECASE)
+    ]
+    assert not found, "the kernel mentions Paddle:\n" + "\n".join(found)
+
+
+# run in a fresh interpreter: in this one, another test may have imported autogradviz.paddle already
+_TENSOR_BEFORE_AND_AFTER_PADDLE = """
+import sys
+import autogradviz as agv
+assert "autogradviz.paddle" not in sys.modules
+before = dict(vars(agv.Tensor))
+import autogradviz.paddle
+after = dict(vars(agv.Tensor))
+changed = sorted(name for name in before.keys() & after.keys() if after[name] is not before[name])
+print("changed:", changed)
+print("added:", sorted(after.keys() - before.keys()))
+print("removed:", sorted(before.keys() - after.keys()))
+print("sum is ops.sum:", agv.Tensor.sum is agv.ops.sum)
+"""
+
+
+def test_importing_paddle_leaves_the_tensor_class_unchanged():
+    """Paddle's tensors are a subclass: importing autogradviz.paddle patches no
+    method of Tensor (sum, mean, max, min, argmax, backward, ...) for every tensor."""
+    out = subprocess.run(
+        [sys.executable, "-c", _TENSOR_BEFORE_AND_AFTER_PADDLE],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=PACKAGE.parent,  # the autogradviz under test, not another installed copy
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["changed: []", "added: []", "removed: []", "sum is ops.sum: True"]

@@ -13,6 +13,8 @@
    dtype of each input where the engine will need them, and what `saved`
    lists, with the version of each saved tensor.
 6. The result's grad_fn is that node.
+7. Last, a result hook, if a layer installed one (set_result_hook), may
+   adjust the result before it is returned.
 
 This is micrograd's `Value(data, (self, other), '*')` plus what PyTorch adds:
 saved values checked for in-place changes, broadcasting undone, dtypes kept.
@@ -42,9 +44,21 @@ def set_observer(callback) -> object:
     return previous
 
 
-# True once autogradviz.paddle has made a tensor. Only then does record() look
-# for Paddle's flag on the inputs (see _paddle_result): plain code pays this one test.
-paddle_in_use = False
+# what becomes of every result: None (nothing), or a function `hook(out, inputs)`
+# that returns the tensor record() gives back (see set_result_hook). When none is
+# installed, the `is None` test at the exit of record() is all it costs.
+_result_hook = None
+
+
+def set_result_hook(hook) -> object:
+    """From now on, pass every result through `hook(out, inputs)` before record()
+    returns it (None: stop). The hook may change the result in place (give it a
+    subclass of Tensor, keep its grad) and returns it. This is how a layer with
+    other rules for its own tensors makes their results follow them, without the
+    core knowing those rules. Returns the previous hook, for the caller to restore."""
+    global _result_hook
+    previous, _result_hook = _result_hook, hook
+    return previous
 
 
 def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
@@ -58,14 +72,18 @@ def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
     if _observer is not None:  # a profiler is counting the ops
         _observer(node_class)
     out = _make(data)
-    result = out._data
     # inference mode records nothing, even with enable_grad() inside it (as in PyTorch)
-    if not _grad_mode.enabled or _grad_mode.inference:
-        if _grad_mode.inference:  # results made in inference mode are inference tensors
-            out._meta = {"inference": True}
-        return _paddle_result(out, inputs) if paddle_in_use else out
-    if result.dtype.kind != "f":
-        return _paddle_result(out, inputs) if paddle_in_use else out
+    if _grad_mode.inference:
+        out._meta = {"inference": True}  # results made in inference mode are inference tensors
+    elif _grad_mode.enabled and out._data.dtype.kind == "f":  # integers and bools carry no gradient
+        _link(out, node_class, inputs, saved, args)
+    return out if _result_hook is None else _result_hook(out, inputs)
+
+
+def _link(out: Tensor, node_class: type[Node], inputs, saved, args) -> None:
+    """Steps 3 to 6 of the module's docstring: give `out` a node of `node_class`
+    if any input needs a gradient."""
+    result = out._data
     edges = []  # per input: the node its gradient goes to, or None
     constants = []  # per input: its value if it has no edge (drawings show it), else None
     keep_facts = False  # will the engine need the inputs' shapes and dtypes?
@@ -79,7 +97,7 @@ def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
         if _gradient_needs_fixing(node_class, t._data, result):
             keep_facts = True
     if not any(edges):
-        return _paddle_result(out, inputs) if paddle_in_use else out
+        return  # no input needs a gradient: the result is a constant
     node = node_class(
         tuple(edges),
         tuple(constants) if None in edges else None,  # None: no constants, as for most ops
@@ -93,21 +111,6 @@ def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
         node._saved, node._checks = _saved_and_checks(saved, inputs, out)
         if saved_tensor_hook_stack:  # agv.autograd.graph.saved_tensors_hooks is active
             node._saved = _packed(node, saved, out)
-    return _paddle_result(out, inputs) if paddle_in_use else out
-
-
-def _paddle_result(out: Tensor, inputs) -> Tensor:
-    """Paddle's dynamic graph (autogradviz.paddle): a result made from a Paddle
-    tensor is one too. It carries the same flag (the object that knows how
-    Paddle prints), and, as Paddle 2.0 keeps the gradient of every tensor,
-    it retains its grad. Plain tensors never get here."""
-    for t in inputs:
-        if isinstance(t, Tensor) and t._meta is not None and "paddle" in t._meta:
-            out._set_extra("paddle", t._meta["paddle"])
-            if out._grad_fn is not None:
-                out.retain_grad()
-            break
-    return out
 
 
 def _edge(t) -> Node | None:
