@@ -30,6 +30,7 @@ from . import (  # numpy only: layers, models, optimizers, datasets and a DataLo
     optim,
     utils,  # utils.data: torch.utils.data's datasets, samplers and DataLoader
 )
+from . import compat as _compat  # noqa: F401 - attaches stop_gradient, gradient(), clear_grad() to Tensor
 from . import methods as _methods  # noqa: F401 - attaches the ops to Tensor as methods
 from .autograd import profiler  # torch.profiler: the same module as agv.autograd.profiler
 from .autograd.variable import (  # the typed tensor classes of PyTorch < 0.4
@@ -43,6 +44,7 @@ from .autograd.variable import (  # the typed tensor classes of PyTorch < 0.4
     LongTensor,
     ShortTensor,
 )
+from .compat.paddle_spellings import to_tensor  # agv.tensor under Paddle's name
 from .core.creation import (
     arange,
     as_tensor,
@@ -63,7 +65,6 @@ from .core.creation import (
     randn_like,
     randperm,
     tensor,
-    to_tensor,
     zeros,
     zeros_like,
 )

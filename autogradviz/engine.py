@@ -377,8 +377,9 @@ def root_gradients(outputs: list[Tensor], grad_outputs: list, create_graph: bool
             )
         g = grad_outputs[i] if grad_outputs else None
         if g is None:
-            # Paddle 2.0 (autogradviz.paddle) starts from ones whatever the output's shape
-            if t._data.size != 1 and (t._meta is None or "paddle" not in t._meta):
+            # PyTorch starts from 1 only for a single number; a tensor class that follows
+            # another library's rule starts from ones whatever the shape (see Tensor)
+            if t._data.size != 1 and not t.implicit_grad_any_shape:
                 raise RuntimeError(
                     f"grad can be implicitly created only for scalar outputs: this output has shape "
                     f"{t.shape}. Pass a gradient of that shape, for example "

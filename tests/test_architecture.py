@@ -9,8 +9,10 @@
   object, never a node's class name;
 - no name in a package hides one of its modules (`autogradviz.tensor` is the
   function; the module is `autogradviz.core.tensor`);
-- the kernel (core/ and engine.py) does not name the PyTorch surface attached
-  around it: saved-tensor hooks and the `_saved_*` names live outside it.
+- the kernel (core/ and engine.py) names neither the surface attached around
+  it (saved-tensor hooks, the `_saved_*` names, the profiler) nor another
+  library's rules: Paddle's are attached around it, and importing
+  autogradviz.paddle changes nothing on Tensor.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import ast
 import importlib
 import pkgutil
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -143,6 +147,7 @@ LAYER_OF = {
     "engine": 2,
     "linalg": 2,
     "methods": 3,
+    "compat": 3,  # other libraries' spellings, attached to Tensor from outside the core
     "finite_differences": 3,
     "autograd": 4,
     "serialization": 3,
@@ -195,21 +200,28 @@ def test_core_imports_nothing_above_it():
 KERNEL = [*sorted((PACKAGE / "core").glob("*.py")), PACKAGE / "engine.py"]
 # words of the surface that is attached to the kernel from outside, through its extension
 # points: saved-tensor hooks (autograd/graph.py, through record.set_saver and a node's
-# "unpack" extra) and PyTorch's `_saved_*` names (autograd/saved_names.py, Node.__getattr__)
+# "unpack" extra), PyTorch's `_saved_*` names (autograd/saved_names.py, Node.__getattr__) and
+# the profiler (autograd/profiler.py, through record.set_observer). "profiler", not "profile":
+# set_printoptions(profile=...) is PyTorch's own printing option.
 OUTSIDE_THE_KERNEL = re.compile(
-    r"saved_tensors?_hooks?|pack_hook|unpack_hook|Packed|_raw_saved_|_TORCH_SAVED"
+    r"saved_tensors?_hooks?|pack_hook|unpack_hook|Packed|_raw_saved_|_TORCH_SAVED|(?i:profiler)"
 )
 
 
-def test_the_kernel_does_not_name_saved_tensor_hooks_or_pytorchs_saved_names():
-    """Every line, comments and docstrings included: a learner reading the kernel meets
-    none of these words, and learns of the extension points only by their neutral names."""
-    found = [
+def kernel_lines(pattern: re.Pattern) -> list[str]:
+    """Every line of the kernel that matches, comments and docstrings included: a learner reads them all."""
+    return [
         f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
         for path in KERNEL
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if OUTSIDE_THE_KERNEL.search(line)
+        if pattern.search(line)
     ]
+
+
+def test_the_kernel_does_not_name_saved_tensor_hooks_pytorchs_saved_names_or_the_profiler():
+    """A learner reading the kernel meets none of these words, and learns of the
+    extension points only by their neutral names."""
+    found = kernel_lines(OUTSIDE_THE_KERNEL)
     assert not found, "the kernel names what is attached from outside it:\n" + "\n".join(found)
 
 
@@ -404,3 +416,43 @@ def test_public_import_paths_keep_working():
     assert agv.viz.TrainingMonitor is importlib.import_module("autogradviz.widgets.monitor").TrainingMonitor
     assert agv.nn.Linear and agv.nn.functional.relu and agv.optim.SGD and agv.plot.loss_curve
     assert agv.GraphView and agv.viz.renderer and agv.widgets.BackwardStepper is agv.BackwardStepper
+
+
+# -- the kernel: core/ and engine.py, what backpropagation needs -------------------------------
+
+
+def test_the_kernel_does_not_mention_paddle():
+    """Paddle's rules live in autogradviz/paddle/ (the PaddleTensor subclass and
+    record()'s result hook) and its spellings in autogradviz/compat/."""
+    found = kernel_lines(re.compile("paddle", re.IGNORECASE))
+    assert not found, "the kernel mentions Paddle:\n" + "\n".join(found)
+
+
+# run in a fresh interpreter: in this one, another test may have imported autogradviz.paddle already
+_TENSOR_BEFORE_AND_AFTER_PADDLE = """
+import sys
+import autogradviz as agv
+assert "autogradviz.paddle" not in sys.modules
+before = dict(vars(agv.Tensor))
+import autogradviz.paddle
+after = dict(vars(agv.Tensor))
+changed = sorted(name for name in before.keys() & after.keys() if after[name] is not before[name])
+print("changed:", changed)
+print("added:", sorted(after.keys() - before.keys()))
+print("removed:", sorted(before.keys() - after.keys()))
+print("sum is ops.sum:", agv.Tensor.sum is agv.ops.sum)
+"""
+
+
+def test_importing_paddle_leaves_the_tensor_class_unchanged():
+    """Paddle's tensors are a subclass: importing autogradviz.paddle patches no
+    method of Tensor (sum, mean, max, min, argmax, backward, ...) for every tensor."""
+    out = subprocess.run(
+        [sys.executable, "-c", _TENSOR_BEFORE_AND_AFTER_PADDLE],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=PACKAGE.parent,  # the autogradviz under test, not another installed copy
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["changed: []", "added: []", "removed: []", "sum is ops.sum: True"]

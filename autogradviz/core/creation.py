@@ -57,7 +57,8 @@ def tensor(
 ) -> Tensor:
     """A new leaf tensor holding a copy of `data`.
 
-    `stop_gradient=False` is Paddle's way of saying `requires_grad=True`.
+    `stop_gradient=False` is another spelling of `requires_grad=True` (the
+    attribute is attached in autogradviz/compat/).
     """
     _check(device, pin_memory=pin_memory)
     if stop_gradient is not None:
@@ -65,9 +66,6 @@ def tensor(
             raise ValueError("requires_grad=True and stop_gradient=True contradict each other")
         requires_grad = not stop_gradient
     return _finish(as_array(data, dtype), requires_grad)
-
-
-to_tensor = tensor  # Paddle's name
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
@@ -251,9 +249,9 @@ def randint(
     pin_memory: bool = False,
 ) -> Tensor:
     """Integers in [low, high), int64 unless `dtype` says otherwise. `randint(high, size)`
-    starts at 0, as in PyTorch; Paddle's `randint(0, 1000)` gives one number, shape (1,),
-    and takes `shape=` for `size=`."""
-    if high is None:  # randint(high, size=...) or Paddle's randint(high)
+    starts at 0, as in PyTorch. Without a size, `randint(0, 1000)` gives one number, shape
+    (1,), and `shape=` is taken for `size=` (other libraries' spellings)."""
+    if high is None:  # randint(high, size=...) or randint(high)
         low, high = 0, low
     elif isinstance(high, (tuple, list)) and size is None:  # randint(high, size)
         low, high, size = 0, low, high

@@ -76,7 +76,7 @@ def to_dtype(value) -> DType:
     legacy type names like "torch.FloatTensor", and the classes agv.FloatTensor and
     friends (anything with a `dtype` attribute that is a DType)."""
     if isinstance(value, DType):
-        # a subclass (autogradviz.paddle's VarType, printed VarType.FP32) means the dtype of its name
+        # a subclass (a dtype printed another library's way, VarType.FP32) means the dtype of its name
         found = value if type(value) is DType else _BY_NAME[value.name]
     elif value is float:  # a Python float is a double: PyTorch maps the type to float64 too
         found = float64

@@ -4,7 +4,7 @@ Every differentiable op that records creates one `Node`, PyTorch's "grad_fn"
 (how it is made: `record.py`). A node knows:
 
 - its edges, `next_functions`: for each input of the forward op, the node
-  that made that input (Paddle calls them the "grad pending ops"). A leaf
+  that made that input (also called its "grad pending ops"). A leaf
   that requires grad is reached through its `AccumulateGrad` node; an input
   that needs no grad has no edge (None);
 - what it saved from the forward pass, to compute its local derivative;

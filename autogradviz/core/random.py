@@ -80,7 +80,7 @@ def manual_seed(seed: int) -> Generator:
 
 def seed(value: int | None = None) -> int:
     """PyTorch's torch.seed(): seed the default generator from the operating
-    system, and return the seed. Paddle's paddle.seed(n) is manual_seed(n)."""
+    system, and return the seed. With a value, seed(n) is manual_seed(n)."""
     if value is not None:
         manual_seed(value)
         return int(value)

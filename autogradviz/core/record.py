@@ -13,13 +13,15 @@
    dtype of each input where the engine will need them, and what `saved`
    lists, with the version of each saved tensor.
 6. The result's grad_fn is that node.
+7. Last, a result hook, if a layer installed one (set_result_hook), may
+   adjust the result before it is returned.
 
 This is micrograd's `Value(data, (self, other), '*')` plus what PyTorch adds:
 saved values checked for in-place changes, broadcasting undone, dtypes kept.
 
-Layers above attach to it through two extension points, each saying what
-attaches: `set_observer` (who is told about every op) and `set_saver` (who
-packs saved values).
+Layers above attach to it through three extension points, each saying what
+attaches: `set_observer` (who is told about every op), `set_saver` (who packs
+saved values) and `set_result_hook` (what becomes of every result).
 """
 
 from __future__ import annotations
@@ -34,9 +36,9 @@ from .grad_mode import _state as _grad_mode
 from .graph import OUTPUT, Node, accumulator_of
 from .tensor import Tensor, _make
 
-# who is told about every op that runs: None, or the callback of an active
-# agv.autograd.profiler.profile() (see set_observer). When none is active, the
-# `is not None` test at the top of record() is all the profiler costs.
+# Extension point, who is told about every op that runs: None, or `callback(node_class)`
+# (autograd/ attaches one to count and time the ops). When none is attached, the
+# `is not None` test at the top of record() is all it costs.
 _observer = None
 
 
@@ -63,9 +65,21 @@ def set_saver(saver: Callable[[Node, tuple, Tensor], None] | None) -> object:
     return previous
 
 
-# True once autogradviz.paddle has made a tensor. Only then does record() look
-# for Paddle's flag on the inputs (see _paddle_result): plain code pays this one test.
-paddle_in_use = False
+# Extension point, what becomes of every result: None, or `hook(out, inputs)`
+# that returns the tensor record() gives back (see set_result_hook). When none is
+# installed, the `is None` test at the exit of record() is all it costs.
+_result_hook = None
+
+
+def set_result_hook(hook) -> object:
+    """From now on, pass every result through `hook(out, inputs)` before record()
+    returns it (None: stop). The hook may change the result in place (give it a
+    subclass of Tensor, keep its grad) and returns it. This is how a layer with
+    other rules for its own tensors makes their results follow them, without the
+    core knowing those rules. Returns the previous hook, for the caller to restore."""
+    global _result_hook
+    previous, _result_hook = _result_hook, hook
+    return previous
 
 
 def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
@@ -76,17 +90,21 @@ def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
     values (an index, a mask), or OUTPUT for the op's own result. `args` are
     the op's parameters (a dim, an exponent), kept on the node as they are.
     """
-    if _observer is not None:  # a profiler is counting the ops
+    if _observer is not None:  # someone is counting the ops (see set_observer)
         _observer(node_class)
     out = _make(data)
-    result = out._data
     # inference mode records nothing, even with enable_grad() inside it (as in PyTorch)
-    if not _grad_mode.enabled or _grad_mode.inference:
-        if _grad_mode.inference:  # results made in inference mode are inference tensors
-            out._meta = {"inference": True}
-        return _paddle_result(out, inputs) if paddle_in_use else out
-    if result.dtype.kind != "f":
-        return _paddle_result(out, inputs) if paddle_in_use else out
+    if _grad_mode.inference:
+        out._meta = {"inference": True}  # results made in inference mode are inference tensors
+    elif _grad_mode.enabled and out._data.dtype.kind == "f":  # integers and bools carry no gradient
+        _link(out, node_class, inputs, saved, args)
+    return out if _result_hook is None else _result_hook(out, inputs)
+
+
+def _link(out: Tensor, node_class: type[Node], inputs, saved, args) -> None:
+    """Steps 3 to 6 of the module's docstring: give `out` a node of `node_class`
+    if any input needs a gradient."""
+    result = out._data
     edges = []  # per input: the node its gradient goes to, or None
     constants = []  # per input: its value if it has no edge (drawings show it), else None
     keep_facts = False  # will the engine need the inputs' shapes and dtypes?
@@ -100,7 +118,7 @@ def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
         if _gradient_needs_fixing(node_class, t._data, result):
             keep_facts = True
     if not any(edges):
-        return _paddle_result(out, inputs) if paddle_in_use else out
+        return  # no input needs a gradient: the result is a constant
     node = node_class(
         tuple(edges),
         tuple(constants) if None in edges else None,  # None: no constants, as for most ops
@@ -114,21 +132,6 @@ def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
         node._saved, node._checks = _saved_and_checks(saved, inputs, out)
         if _saver is not None:  # something packs saved values (see set_saver)
             _saver(node, saved, out)
-    return _paddle_result(out, inputs) if paddle_in_use else out
-
-
-def _paddle_result(out: Tensor, inputs) -> Tensor:
-    """Paddle's dynamic graph (autogradviz.paddle): a result made from a Paddle
-    tensor is one too. It carries the same flag (the object that knows how
-    Paddle prints), and, as Paddle 2.0 keeps the gradient of every tensor,
-    it retains its grad. Plain tensors never get here."""
-    for t in inputs:
-        if isinstance(t, Tensor) and t._meta is not None and "paddle" in t._meta:
-            out._set_extra("paddle", t._meta["paddle"])
-            if out._grad_fn is not None:
-                out.retain_grad()
-            break
-    return out
 
 
 def _edge(t) -> Node | None:

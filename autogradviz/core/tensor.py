@@ -39,6 +39,12 @@ class Tensor:
         "__weakref__",
     )
 
+    # May backward() start from a gradient of ones when this tensor holds more than
+    # one number? PyTorch says no: "grad can be implicitly created only for scalar
+    # outputs" (engine.root_gradients). A subclass that follows another library's
+    # rule says yes by setting this to True.
+    implicit_grad_any_shape = False
+
     def __init__(self, *args, dtype=None, requires_grad: bool = False):
         # like torch.Tensor(...): the class itself makes float32 tensors by default, and
         # takes either data, Tensor([1, 2]), or a size, Tensor(2, 3) (see legacy_array)
@@ -51,9 +57,6 @@ class Tensor:
     @property
     def shape(self) -> Size:
         """The sizes of the dimensions, printed as PyTorch's torch.Size([2, 3]) (see size.py)."""
-        meta = self._meta
-        if meta is not None and "paddle" in meta:  # autogradviz.paddle: Paddle prints it as [2, 3]
-            return meta["paddle"].shape(self._data.shape)
         return _new_tuple(Size, self._data.shape)  # Size.of, without a call: shape is read often
 
     def size(self, dim: int | None = None) -> Size | int:
@@ -83,9 +86,6 @@ class Tensor:
 
     @property
     def dtype(self) -> dtypes.DType:
-        meta = self._meta
-        if meta is not None and "paddle" in meta:  # autogradviz.paddle: Paddle prints it as VarType.FP32
-            return meta["paddle"].dtype(dtypes.from_numpy_dtype(self._data.dtype))
         return dtypes.from_numpy_dtype(self._data.dtype)
 
     def is_floating_point(self) -> bool:
@@ -137,21 +137,6 @@ class Tensor:
         """Was this tensor made by an op inside `agv.inference_mode()`? (see grad_mode.py)"""
         return self._meta is not None and bool(self._meta.get("inference"))
 
-    @property
-    def stop_gradient(self) -> bool:
-        """Paddle's spelling: `stop_gradient` is `not requires_grad`."""
-        return not self._requires_grad
-
-    @stop_gradient.setter
-    def stop_gradient(self, flag: bool) -> None:
-        if self._grad_fn is not None and self._meta is not None and "paddle" in self._meta:
-            # Paddle (autogradviz.paddle) sets it on a computed tensor too: True cuts the
-            # graph there, as detach_() does; False is what a computed tensor already is
-            if flag:
-                self.detach_()
-            return
-        self.requires_grad = not flag
-
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if requires_grad and self._grad_fn is not None:
             return self  # PyTorch allows this no-op on a non-leaf
@@ -162,8 +147,6 @@ class Tensor:
 
     @property
     def grad(self) -> Tensor | None:
-        if self._meta is not None and "paddle" in self._meta:
-            return self.gradient()  # Paddle 2.0's .grad: a numpy copy (autogradviz.paddle)
         if self._grad_fn is not None and self._grad is None and not self._extra("retains_grad"):
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
@@ -201,15 +184,6 @@ class Tensor:
     @grad.deleter
     def grad(self) -> None:
         self._grad = None
-
-    def gradient(self):
-        """Paddle's spelling: a copy of the grad as a numpy array, or None."""
-        return None if self._grad is None else self._grad._data.copy()
-
-    def clear_grad(self) -> None:
-        """Paddle's spelling: set the accumulated grad to zeros."""
-        if self._grad is not None:
-            self._grad._data[...] = 0
 
     def retain_grad(self) -> None:
         """Keep `.grad` for this non-leaf tensor too, as backward passes through it."""
@@ -283,7 +257,7 @@ class Tensor:
         self._data = array
 
     def numpy(self) -> np.ndarray:
-        if self._requires_grad and self._extra("paddle") is None:  # Paddle allows it
+        if self._requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )
@@ -337,8 +311,6 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        if self._meta is not None and "paddle" in self._meta:  # the flag knows Paddle's format
-            return self._meta["paddle"].repr(self)
         extras = []
         if self._data.dtype not in _DEFAULT_PRINT_DTYPES:
             extras.append(f"dtype={self.dtype!r}")

@@ -13,8 +13,8 @@ Code from Paddle 2.0's tutorials runs here unchanged, printing what Paddle
 2.0.1 prints. The tensors are autogradviz's own, computed by the same ops
 and differentiated by the same backward walk (engine.py) as PyTorch-style
 code; drawings (`agv.draw`) and the stepper work on them. What differs is
-Paddle's rules, which a flag on each Paddle tensor switches on (framework.py
-explains the flag and the four places that read it):
+Paddle's rules, which a Paddle tensor's class, `PaddleTensor`, brings
+(framework.py explains the class and the two hooks of the kernel it uses):
 
 - tensors you make have `stop_gradient=True`; parameters have False; setting
   it to True on a computed tensor cuts the graph there;
@@ -25,9 +25,9 @@ explains the flag and the four places that read it):
 - no 0-d tensors: `to_tensor(2.0)`, `paddle.sum(x)` and a mean loss have shape [1];
 - Paddle's repr: `Tensor(shape=[3], dtype=float32, place=CPUPlace, stop_gradient=False, ...)`.
 
-Reading order: framework.py (the flag and the repr), this file (making
-tensors, and the math functions with Paddle's argument names),
-tensor_methods.py, nn/ (layers and `nn.functional`), optimizer.py,
+Reading order: framework.py (the Paddle tensor class, its methods and its
+repr), this file (making tensors, and the math functions with Paddle's
+argument names), nn/ (layers and `nn.functional`), optimizer.py,
 vision/models.py, io.py.
 
 Paddle's spellings of the facts about a tensor: `x.dtype` (and `paddle.float32`)
@@ -46,12 +46,15 @@ import numpy as np
 from .. import engine, ops, serialization
 from ..core import creation, dtypes
 from ..core import random as _random
+from ..core import record as _record
 from ..core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ..core.tensor import Tensor, as_array
-from . import framework, io, nn, optimizer, tensor_methods, vision
+from . import framework, io, nn, optimizer, vision
 from .framework import as_one_element, mark
 
-tensor_methods.attach()  # x.astype('float32'), x.set_value(...), x.sum() of shape [1], ...
+# results of ops on Paddle tensors are Paddle tensors that keep their grad; a
+# result of plain tensors comes back unchanged (framework.paddle_result)
+_record.set_result_hook(framework.paddle_result)
 
 __all__ = [
     "Tensor", "to_tensor", "rand", "randn", "randint", "zeros", "ones", "full", "arange",

@@ -1,28 +1,38 @@
-"""What makes a tensor a Paddle tensor: a flag, and the object behind it.
+"""What makes a tensor a Paddle tensor: its class, `PaddleTensor`.
 
 autogradviz.paddle runs Paddle 2.0's dynamic graph on autogradviz's own
-engine: the same Tensor class, the same nodes, the same backward walk. A
-tensor made by `paddle.to_tensor`, `paddle.rand`, a Paddle layer's parameter
-(and every result computed from one) carries one extra, `_meta["paddle"]`,
-holding `PADDLE` below. The core consults it in these places, and nowhere
-else, so plain autogradviz code in the same process keeps PyTorch's rules:
+engine: the same nodes, the same backward walk. A tensor made by
+`paddle.to_tensor`, `paddle.rand`, a Paddle layer's parameter (and every
+result computed from one) is a `PaddleTensor`, a subclass of autogradviz's
+Tensor with Paddle's rules (a parameter is a `PaddleParameter`). `mark(t)`
+makes a tensor one, in place, by changing its class. The core knows nothing of
+Paddle: the subclass overrides what differs, and two named extension points
+of the kernel do the rest, so plain autogradviz code in the same process keeps
+PyTorch's rules:
 
-- `record()` (core/record.py) passes the flag on to results, and makes each
-  result keep its gradient: Paddle 2.0 fills `.grad` of intermediate tensors
-  too, without PyTorch's `retain_grad()`;
-- `backward()` (engine.py, `root_gradients`) starts from ones when the output
-  is not a scalar, where PyTorch raises;
-- `t.grad` (core/tensor.py) is, as in Paddle 2.0.x, the alias of
-  `t.gradient()`: a numpy copy, so `print(x.grad)` shows `[2. 4. 6.]`;
+- a result made from a Paddle tensor is one too, and keeps its gradient:
+  Paddle 2.0 fills `.grad` of intermediate tensors too, without PyTorch's
+  `retain_grad()` (`paddle_result`, installed as record()'s result hook by
+  autogradviz.paddle: core/record.py, `set_result_hook`);
+- `backward()` starts from ones when the output is not a scalar, where
+  PyTorch raises (`implicit_grad_any_shape`, which engine.py's
+  `root_gradients` asks of the output);
+- `t.grad` is, as in Paddle 2.0.x, the alias of `t.gradient()`: a numpy
+  copy, so `print(x.grad)` shows `[2. 4. 6.]`;
 - `t.shape` is Paddle's list, `[3]` (a `Shape` below), and `t.dtype` Paddle's
   dtype, printed `VarType.FP32` (a `VarType` below);
 - `repr(t)` is Paddle's: `Tensor(shape=[3], dtype=float32, place=CPUPlace,
-  stop_gradient=False,` and the numbers below;
+  stop_gradient=False,` and the numbers below (`format_paddle`);
 - `t.numpy()` works on a tensor that needs a gradient (PyTorch asks for detach());
 - `t.stop_gradient = True` on a computed tensor cuts the graph (detach_()),
-  where PyTorch allows requires_grad to change only on a leaf.
+  where PyTorch allows requires_grad to change only on a leaf;
+- `t.backward(grad_tensor=g)`, Paddle's name for the seed gradient;
+- `t.sum()`, `t.mean()`, `t.max()`, `t.min()`, `t.argmax()`: a full reduction
+  has shape [1] (see below); and Paddle's own methods `astype`, `cast`,
+  `set_value`, `clear_gradient`.
 
-tensor_methods.py adds Paddle's own methods (astype, set_value, ...).
+`stop_gradient`, `gradient()` and `clear_grad()` are on every tensor
+(autogradviz/compat/paddle_spellings.py).
 
 Paddle 2.0 has no 0-d tensors: `paddle.to_tensor(2.0)` and `paddle.sum(x)`
 have shape [1]. The functions of autogradviz.paddle follow that.
@@ -32,9 +42,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import ops
 from ..core import dtypes
-from ..core import record as _record
-from ..core.tensor import Tensor
+from ..core.grad_mode import no_grad
+from ..core.tensor import Tensor, as_array
+from ..nn.parameter import Parameter
 
 # Paddle 2.0's print options: 8 digits, at most 1000 numbers, 3 at each edge of a summary
 PRECISION = 8
@@ -136,32 +148,140 @@ def paddle_dtype(dtype: dtypes.DType) -> VarType:
     return _PADDLE_DTYPES[dtype.name]
 
 
-class PaddleStyle:
-    """The value of a Paddle tensor's flag. It knows how Paddle prints a tensor
-    and its shape."""
+# -- the Paddle tensor ------------------------------------------------------------------
 
-    shape = Shape
-    dtype = staticmethod(paddle_dtype)
 
-    def repr(self, t: Tensor) -> str:
-        return format_paddle(t)
+class PaddleTensor(Tensor):
+    """A tensor with Paddle 2.0's rules (see the module's docstring). Its slots
+    are Tensor's (`__slots__ = ()`), so `mark()` can turn a tensor into one in place."""
+
+    __slots__ = ()
+
+    implicit_grad_any_shape = True  # backward() of a non-scalar starts from ones
+
+    @property
+    def shape(self) -> Shape:
+        return Shape(self._data.shape)
+
+    @property
+    def dtype(self) -> VarType:
+        return paddle_dtype(dtypes.from_numpy_dtype(self._data.dtype))
+
+    # Paddle 2.0's .grad: a numpy copy. Tensor's setter and deleter are kept.
+    @Tensor.grad.getter
+    def grad(self):
+        return self.gradient()
+
+    @property
+    def stop_gradient(self) -> bool:
+        return not self._requires_grad
+
+    @stop_gradient.setter
+    def stop_gradient(self, flag: bool) -> None:
+        if self._grad_fn is not None:
+            # Paddle sets it on a computed tensor too: True cuts the graph there, as
+            # detach_() does; False is what a computed tensor already is
+            if flag:
+                self.detach_()
+            return
+        self.requires_grad = not flag
+
+    def numpy(self) -> np.ndarray:
+        return self._data  # Paddle allows it on a tensor that needs a gradient
 
     def __repr__(self) -> str:
-        return "<Paddle 2.0 semantics>"
+        return format_paddle(self)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False, *, grad_tensor=None):
+        """Tensor.backward, also taking Paddle's name for the seed gradient:
+        `y.backward(grad_tensor=g, retain_graph=True)` (paddle.Tensor.backward(
+        grad_tensor=None, retain_graph=False), Paddle 2.1's docs; 2.0 had no seed
+        argument)."""
+        __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
+        if grad_tensor is not None:
+            if gradient is not None:
+                raise TypeError("backward() got the seed gradient twice: as gradient and as grad_tensor")
+            gradient = grad_tensor
+        super().backward(gradient, retain_graph, create_graph)
+
+    # a full reduction has shape [1], not 0-d (the node is the one the op made)
+    def sum(self, *args, **kwargs):
+        """Tensor.sum; over all elements, shape [1] as in Paddle 2.0."""
+        return _one_element(super().sum(*args, **kwargs))
+
+    def mean(self, *args, **kwargs):
+        """Tensor.mean; over all elements, shape [1] as in Paddle 2.0."""
+        return _one_element(super().mean(*args, **kwargs))
+
+    def max(self, *args, **kwargs):
+        """Tensor.max; over all elements, shape [1] as in Paddle 2.0."""
+        return _one_element(super().max(*args, **kwargs))
+
+    def min(self, *args, **kwargs):
+        """Tensor.min; over all elements, shape [1] as in Paddle 2.0."""
+        return _one_element(super().min(*args, **kwargs))
+
+    def argmax(self, *args, **kwargs):
+        """Tensor.argmax; of the flattened tensor, shape [1] as in Paddle 2.0."""
+        return _one_element(super().argmax(*args, **kwargs))
+
+    # Paddle's own methods
+
+    def astype(self, dtype) -> Tensor:
+        """A copy converted to `dtype`, 'float32' or paddle.float32 (recorded: a
+        float result keeps the graph)."""
+        return ops.to(self, dtypes.to_dtype(dtype))
+
+    cast = astype
+
+    def set_value(self, value) -> None:
+        """Overwrite the values in place, outside the graph (a parameter's new numbers).
+        The shape must stay: Paddle's "The shape of the new value must be the same"."""
+        array = as_array(value._data if isinstance(value, Tensor) else np.asarray(value), self.dtype)
+        if array.shape != self._data.shape:
+            raise ValueError(
+                f"set_value: the shape of the new value {list(array.shape)} must be the same as the "
+                f"tensor's {list(self._data.shape)}"
+            )
+        with no_grad():
+            self._data[...] = array
+        self._bump_version()  # a graph that saved the old values must notice
+
+    def clear_gradient(self) -> None:
+        """Paddle 2.0's older name for clear_grad(): set the gradient to zeros."""
+        self.clear_grad()
 
 
-PADDLE = PaddleStyle()
+class PaddleParameter(Parameter, PaddleTensor):
+    """A Paddle layer's parameter: an nn.Parameter with Paddle's rules. Its repr
+    is Paddle's, prefixed with "Parameter containing:" (format_paddle)."""
+
+    __slots__ = ()
 
 
 def mark(t: Tensor) -> Tensor:
-    """Make `t` a Paddle tensor (in place) and return it."""
-    _record.paddle_in_use = True  # from now on, record() passes the flag on
-    t._set_extra("paddle", PADDLE)
+    """Make `t` a Paddle tensor (in place: its class changes) and return it."""
+    if not isinstance(t, PaddleTensor):
+        t.__class__ = PaddleParameter if isinstance(t, Parameter) else PaddleTensor
     return t
 
 
 def is_paddle(t) -> bool:
-    return isinstance(t, Tensor) and t._extra("paddle") is not None
+    return isinstance(t, PaddleTensor)
+
+
+def paddle_result(out: Tensor, inputs) -> Tensor:
+    """record()'s result hook (core/record.py, set_result_hook), installed by
+    autogradviz.paddle: a result made from a Paddle tensor is one too, and, as
+    Paddle 2.0 keeps the gradient of every tensor, it retains its grad. A result
+    of plain tensors comes back unchanged."""
+    for t in inputs:
+        if isinstance(t, PaddleTensor):
+            out.__class__ = PaddleTensor  # a fresh result is a plain Tensor: same slots
+            if out._grad_fn is not None:
+                out.retain_grad()
+            break
+    return out
 
 
 def as_one_element(t: Tensor) -> Tensor:
@@ -171,6 +291,14 @@ def as_one_element(t: Tensor) -> Tensor:
     if t._data.ndim == 0:
         t._data = t._data.reshape(1)
     return mark(t)
+
+
+def _one_element(out):
+    """A reduction method's result, on a Paddle tensor: shape [1] if it is 0-d.
+    (max(dim) gives values and indices, left as they are.)"""
+    if isinstance(out, Tensor) and out._data.ndim == 0:
+        return as_one_element(out)
+    return out
 
 
 # -- Paddle's tensor repr ------------------------------------------------------------

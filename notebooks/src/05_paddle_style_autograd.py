@@ -62,7 +62,8 @@ gradient stop here?" (`stop_gradient`). They are the same flag, negated:
 
 A tensor you create is data, so by default it stops gradient: `stop_gradient` is True. Pass
 `stop_gradient=False` to ask for its gradient. (Source tour: the property `Tensor.stop_gradient` in
-[autogradviz/core/tensor.py](../../autogradviz/core/tensor.py) reads and writes `requires_grad`.)
+[autogradviz/compat/paddle_spellings.py](../../autogradviz/compat/paddle_spellings.py) reads and writes
+`requires_grad`.)
 """,
         """
 ## stop_gradient：同一个开关，方向相反
@@ -71,8 +72,8 @@ PyTorch 问的是“这个张量需要梯度吗？”（`requires_grad`）；Pad
 （`stop_gradient`）。它们是同一个标志，只是取反：`x.stop_gradient == (not x.requires_grad)`。
 
 自己创建的张量被当作数据，所以默认会截断梯度：`stop_gradient` 为 True。传入 `stop_gradient=False`
-即表示需要它的梯度。（源码导览：[autogradviz/core/tensor.py](../../autogradviz/core/tensor.py) 中的属性
-`Tensor.stop_gradient` 读写的就是 `requires_grad`。）
+即表示需要它的梯度。（源码导览：[autogradviz/compat/paddle_spellings.py](../../autogradviz/compat/paddle_spellings.py)
+中的属性 `Tensor.stop_gradient` 读写的就是 `requires_grad`。）
 """,
     ),
     code(
