@@ -191,7 +191,8 @@ def backward_steps(
             leaf_grads[step.leaf] = step
         elif step.sent:  # its formula ran (with `only`, a node nothing was asked below sends nothing)
             ran.append(step.node)
-            if step.node._meta is not None:  # only a node with extras can have a retain_grad() tensor
+            # a retain_grad() tensor's .grad is written with the leaves' (only a node with extras has one)
+            if accumulate and step.node._meta is not None:
                 owner = _retained_owner(step.node)
                 if owner is not None:
                     retained.append((owner, step.grad))

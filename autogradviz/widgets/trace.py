@@ -36,7 +36,16 @@ def _copy(x) -> np.ndarray | None:
 def record(root, gradient=None, names: Mapping | None = None) -> list[Step]:
     """Walk backward from `root` (an autogradviz tensor) without writing any
     `.grad`, and keep copies of every gradient on the way."""
+    return _recorded(root, _seed(root, gradient), names)
+
+
+def _seed(root, gradient):
+    """The gradient the walk starts from at `root`: given, or 1 for a scalar."""
     (seed,) = engine.root_gradients([root], [] if gradient is None else [gradient], False, "BackwardStepper")
+    return seed
+
+
+def _recorded(root, seed, names: Mapping | None) -> list[Step]:
     namer = Namer([root], names)
     steps: list[Step] = []
     with engine.quiet_numpy():  # the engine's walk, and the stepper's own arithmetic on it
@@ -61,9 +70,8 @@ def _record_backward(
 ) -> tuple[list[Step], np.ndarray]:
     """The graph protocol's record_backward for autogradviz's own tensors: the
     steps (record) and the seed gradient the walk started from."""
-    steps = record(root, gradient, names)
-    (seed,) = engine.root_gradients([root], [] if gradient is None else [gradient], False, "BackwardStepper")
-    return steps, np.array(reader.value(seed), copy=True)
+    seed = _seed(root, gradient)
+    return _recorded(root, seed, names), np.array(reader.value(seed), copy=True)
 
 
 def _backward(reader: AutogradvizTensors, root, gradient=None) -> None:
