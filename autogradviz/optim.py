@@ -351,7 +351,7 @@ class SGD(Optimizer):
         check.require(
             not nesterov or (momentum > 0 and dampening == 0),
             "Nesterov momentum requires a momentum and zero dampening",
-            "nesterov",
+            "momentum" if not momentum > 0 else "dampening",  # the value to mend
         )
         check.flag("maximize")
 
