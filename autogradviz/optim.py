@@ -186,6 +186,12 @@ class Optimizer:
                             f"{type(self).__name__}.step: state[{key!r}] of {which} has shape "
                             f"{tuple(value._data.shape)}, not the parameter's shape"
                         )
+                state = self.state.get(p, {})
+                if "step" in state and _step_count(state["step"]) is None:
+                    raise RuntimeError(
+                        f"{owner}.step: state['step'] of {which} is {reprlib.repr(state['step'])}, "
+                        "not a number of steps taken"
+                    )
                 todo.append((settings, p))
         return todo
 
@@ -420,7 +426,7 @@ class Adam(Optimizer):
         lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
         if group["maximize"]:
             g = -g
-        t = state["step"] = state.get("step", 0) + 1
+        t = state["step"] = _step_count(state.get("step", 0)) + 1
         if wd != 0:
             if group["decoupled_weight_decay"]:
                 theta *= 1 - lr * wd  # AdamW: shrink θ itself, apart from the gradient
@@ -532,7 +538,7 @@ class RMSprop(Optimizer):
         lr, alpha, eps, wd, mu = (group[k] for k in ("lr", "alpha", "eps", "weight_decay", "momentum"))
         if group["maximize"]:
             g = -g
-        state["step"] = state.get("step", 0) + 1
+        state["step"] = _step_count(state.get("step", 0)) + 1
         if wd != 0:
             g = g + wd * theta  # L2 penalty, added to the gradient
 
@@ -708,6 +714,18 @@ def _which(p: Tensor, name: str | None, index: int) -> str:
     name = name or p.name
     which = f"{name!r}" if name else f"the parameter at index {index}"
     return which + f" (shape {tuple(p.shape)})"
+
+
+def _step_count(value) -> int | None:
+    """state["step"] as an int, or None if it is no count. PyTorch keeps it as a
+    float tensor (tensor(3.)), which is what a state dict of torch's holds."""
+    if isinstance(value, Tensor):
+        value = value._data
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
+        value = value.item()
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and value >= 0 and value == int(value):
+        return int(value)
+    return None
 
 
 def _keep(state: dict, key: str, array: np.ndarray) -> np.ndarray:

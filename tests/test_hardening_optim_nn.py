@@ -424,3 +424,44 @@ def test_paddle_learning_rate_and_set_lr_type_errors_are_paddles():
     assert opt.get_lr() == 0.1
     opt.set_lr(0.2)
     assert opt.get_lr() == 0.2
+
+
+@pytest.mark.parametrize("kind", ["Adam", "RMSprop"])
+def test_a_state_with_torchs_tensor_step_count_continues_as_torch(kind):
+    """PyTorch keeps state["step"] as a float tensor, tensor(1.): a state dict of torch's,
+    its tensors turned into ours, must step on as torch does (it used to fail halfway
+    through the step, with numpy's "operand 'Tensor' does not support ufuncs")."""
+    theirs = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
+    topt = getattr(torch.optim, kind)([theirs], lr=0.1)
+    theirs.grad = torch.tensor([0.3, -0.1])
+    topt.step()
+    saved = topt.state_dict()
+    assert saved["state"][0]["step"].dtype == torch.float32
+    ours = agv.nn.Parameter(agv.tensor(theirs.detach().numpy()))
+    opt = getattr(agv.optim, kind)([ours], lr=0.1)
+    opt.load_state_dict(
+        {
+            "state": {0: {k: agv.tensor(v.numpy()) for k, v in saved["state"][0].items()}},
+            "param_groups": opt.state_dict()["param_groups"],
+        }
+    )
+    for _ in range(2):
+        ours.grad, theirs.grad = agv.tensor([0.3, -0.1]), torch.tensor([0.3, -0.1])
+        opt.step()
+        topt.step()
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-6)
+    assert opt.state[ours]["step"] == 3
+
+
+@pytest.mark.parametrize("step", ["x", -1, 1.5, agv.tensor([1.0, 2.0])])
+def test_a_state_whose_step_count_is_no_count_changes_nothing(step):
+    params, opt = stepped("Adam")
+    opt.state[params[1]]["step"] = step
+    before = snapshot(params, opt)
+    with pytest.raises(RuntimeError) as raised:
+        opt.step()
+    assert str(raised.value).startswith(
+        "Adam.step: state['step'] of the parameter at index 0 (shape (2,)) is "
+    )
+    assert str(raised.value).endswith(", not a number of steps taken")
+    assert_unchanged(before, params, opt)
