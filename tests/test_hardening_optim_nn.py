@@ -12,6 +12,8 @@ Each case runs PyTorch 2.13 beside autogradviz and pins:
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -465,3 +467,327 @@ def test_a_state_whose_step_count_is_no_count_changes_nothing(step):
     )
     assert str(raised.value).endswith(", not a number of steps taken")
     assert_unchanged(before, params, opt)
+
+
+# == 2. nn's argument errors, beside torch's =======================================================
+
+
+def F(m):  # noqa: N802 - the conventional name of nn.functional
+    return m.nn.functional
+
+
+X4 = (1, 4, 6, 6)  # the input of the conv and pool cases
+
+# (id, call on m = agv or torch, ours) where ours is
+# - None: our message starts with torch's whole message (then may say more, such as the value given);
+# - a string: our whole message, where torch's is an accident of its internals (the case says which)
+NN_CASES = [
+    # Conv2d's groups: torch's checks, before "not implemented" -----------------------------------
+    ("Conv2d groups=3, in_channels=4", lambda m: m.nn.Conv2d(4, 6, 3, groups=3), None),
+    ("Conv2d groups=0", lambda m: m.nn.Conv2d(4, 6, 3, groups=0), None),
+    ("Conv2d groups=-1", lambda m: m.nn.Conv2d(4, 6, 3, groups=-1), None),
+    ("Conv2d groups=2, out_channels=5", lambda m: m.nn.Conv2d(4, 5, 3, groups=2), None),
+    # torch: "'<=' not supported between instances of 'str' and 'int'"
+    (
+        "Conv2d groups='2'",
+        lambda m: m.nn.Conv2d(4, 6, 3, groups="2"),
+        "Conv2d: groups must be an int, not str ('2')",
+    ),
+    # torch: "empty(): argument 'size' failed to unpack the object at pos 2 with error ..."
+    (
+        "Conv2d groups=2.0",
+        lambda m: m.nn.Conv2d(4, 6, 3, groups=2.0),
+        "Conv2d: groups must be an int, not float (2.0)",
+    ),
+    # F.conv2d: the conv2d messages lead with the op, as in test_hardening_nn_errors.py; torch's words follow
+    (
+        "conv2d groups=0",
+        lambda m: F(m).conv2d(m.ones(*X4), m.ones(4, 4, 3, 3), groups=0),
+        "conv2d: non-positive groups is not supported, but got groups=0",
+    ),
+    (
+        "conv2d weight not divisible by groups",
+        lambda m: F(m).conv2d(m.ones(*X4), m.ones(4, 2, 3, 3), groups=3),
+        "conv2d: Given groups=3, expected weight to be divisible by 3 at dimension 0, but got weight of shape "
+        "(4, 2, 3, 3) instead",
+    ),
+    (
+        "conv2d input channels not weight's times groups",
+        lambda m: F(m).conv2d(m.ones(*X4), m.ones(4, 4, 3, 3), groups=2),
+        "conv2d: Given groups=2, weight of shape (4, 4, 3, 3), expected input of shape (1, 4, 6, 6) to have 8 "
+        "channels, but got 4 channels instead",
+    ),
+    # torch: "conv2d() received an invalid combination of arguments - got (Tensor, Tensor, groups=float), ..."
+    (
+        "conv2d groups=2.0",
+        lambda m: F(m).conv2d(m.ones(*X4), m.ones(4, 2, 3, 3), groups=2.0),
+        "conv2d(): argument 'groups' (position 7) must be int, not float",
+    ),
+    (
+        "conv2d input None",  # torch: "conv2d() received an invalid combination of arguments - got (NoneType, ..."
+        lambda m: F(m).conv2d(None, m.ones(4, 4, 3, 3)),
+        "conv2d(): argument 'input' (position 1) must be Tensor, not NoneType",
+    ),
+    # pools -----------------------------------------------------------------------------------------
+    ("MaxPool2d('2')", lambda m: m.nn.MaxPool2d("2")(m.ones(*X4)), None),
+    ("MaxPool2d(2.5)", lambda m: m.nn.MaxPool2d(2.5)(m.ones(*X4)), None),
+    ("AvgPool2d(2.5)", lambda m: m.nn.AvgPool2d(2.5)(m.ones(*X4)), None),
+    ("AvgPool2d('2')", lambda m: m.nn.AvgPool2d("2")(m.ones(*X4)), None),
+    ("max_pool2d kernel True", lambda m: F(m).max_pool2d(m.ones(*X4), True), None),
+    ("max_pool2d kernel None", lambda m: F(m).max_pool2d(m.ones(*X4), None), None),
+    ("max_pool2d stride 1.5", lambda m: F(m).max_pool2d(m.ones(*X4), 2, 1.5), None),
+    ("max_pool2d padding 0.5", lambda m: F(m).max_pool2d(m.ones(*X4), 2, 2, 0.5), None),
+    ("max_pool2d dilation 1.0", lambda m: F(m).max_pool2d(m.ones(*X4), 2, 2, 0, 1.0), None),
+    ("avg_pool2d stride '1'", lambda m: F(m).avg_pool2d(m.ones(*X4), 2, "1"), None),
+    ("avg_pool2d padding 0.5", lambda m: F(m).avg_pool2d(m.ones(*X4), 2, 2, 0.5), None),
+    (
+        # torch: "max_pool2d(): argument 'kernel_size' failed to unpack the object at pos 2 with error ..."
+        "max_pool2d kernel (2, 2.5)",
+        lambda m: F(m).max_pool2d(m.ones(*X4), (2, 2.5)),
+        "max_pool2d(): argument 'kernel_size' (position 2) must be tuple of ints, but found element of type "
+        "float at pos 1 (kernel_size=(2, 2.5))",
+    ),
+    ("max_pool2d kernel (2, 2, 2)", lambda m: F(m).max_pool2d(m.ones(*X4), (2, 2, 2)), None),
+    ("max_pool2d kernel ()", lambda m: F(m).max_pool2d(m.ones(*X4), ()), None),
+    ("max_pool2d stride (2, 2, 2)", lambda m: F(m).max_pool2d(m.ones(*X4), 2, (2, 2, 2)), None),
+    ("max_pool2d padding (0, 0, 0)", lambda m: F(m).max_pool2d(m.ones(*X4), 2, 2, (0, 0, 0)), None),
+    ("max_pool2d dilation (1, 1, 1)", lambda m: F(m).max_pool2d(m.ones(*X4), 2, 2, 0, (1, 1, 1)), None),
+    ("avg_pool2d kernel (2, 2, 2)", lambda m: F(m).avg_pool2d(m.ones(*X4), (2, 2, 2)), None),
+    ("avg_pool2d stride (2, 2, 2)", lambda m: F(m).avg_pool2d(m.ones(*X4), 2, (2, 2, 2)), None),
+    ("max_pool2d input None", lambda m: F(m).max_pool2d(None, 2), None),
+    ("avg_pool2d input None", lambda m: F(m).avg_pool2d(None, 2), None),
+    # adaptive_avg_pool2d: a negative size used to give an empty (1, 4, 0, 0) output
+    ("AdaptiveAvgPool2d(-1)", lambda m: m.nn.AdaptiveAvgPool2d(-1)(m.ones(*X4)), None),
+    ("AdaptiveAvgPool2d((2, -1))", lambda m: m.nn.AdaptiveAvgPool2d((2, -1))(m.ones(*X4)), None),
+    ("AdaptiveAvgPool2d((-2, None))", lambda m: m.nn.AdaptiveAvgPool2d((-2, None))(m.ones(*X4)), None),
+    ("AdaptiveAvgPool2d(-1), unbatched", lambda m: m.nn.AdaptiveAvgPool2d(-1)(m.ones(4, 6, 6)), None),
+    ("AdaptiveAvgPool2d((2,))", lambda m: m.nn.AdaptiveAvgPool2d((2,))(m.ones(*X4)), None),
+    ("AdaptiveAvgPool2d((2, 2, 2))", lambda m: m.nn.AdaptiveAvgPool2d((2, 2, 2))(m.ones(*X4)), None),
+    ("AdaptiveAvgPool2d(True)", lambda m: m.nn.AdaptiveAvgPool2d(True)(m.ones(*X4)), None),
+    (
+        "AdaptiveAvgPool2d(2.5)",  # torch: "object of type 'float' has no len()"
+        lambda m: m.nn.AdaptiveAvgPool2d(2.5)(m.ones(*X4)),
+        "adaptive_avg_pool2d(): argument 'output_size' (position 2) must be tuple of ints, not float "
+        "(output_size=2.5)",
+    ),
+    (
+        "AdaptiveAvgPool2d(None)",  # torch: "object of type 'NoneType' has no len()"
+        lambda m: m.nn.AdaptiveAvgPool2d(None)(m.ones(*X4)),
+        "adaptive_avg_pool2d(): argument 'output_size' (position 2) must be tuple of ints, not NoneType "
+        "(output_size=None)",
+    ),
+    (
+        "AdaptiveAvgPool2d((2, 2.5))",  # torch: "... failed to unpack the object at pos 2 with error ..."
+        lambda m: m.nn.AdaptiveAvgPool2d((2, 2.5))(m.ones(*X4)),
+        "adaptive_avg_pool2d(): argument 'output_size' (position 2) must be tuple of ints, but found element of "
+        "type float at pos 1 (output_size=(2, 2.5))",
+    ),
+    # leaky_relu and linear ------------------------------------------------------------------------
+    ("LeakyReLU('a')", lambda m: m.nn.LeakyReLU("a")(m.ones(*X4)), None),
+    ("LeakyReLU(None)", lambda m: m.nn.LeakyReLU(None)(m.ones(*X4)), None),
+    ("LeakyReLU('a', inplace=True)", lambda m: m.nn.LeakyReLU("a", inplace=True)(m.ones(*X4)), None),
+    ("leaky_relu slope of 2 elements", lambda m: F(m).leaky_relu(m.ones(2), m.tensor([0.1, 0.2])), None),
+    ("leaky_relu complex slope", lambda m: F(m).leaky_relu(m.ones(2), 1j), None),
+    ("leaky_relu input None", lambda m: F(m).leaky_relu(None), None),
+    ("Linear()(None)", lambda m: m.nn.Linear(2, 3)(None), None),
+    ("Linear()('a')", lambda m: m.nn.Linear(2, 3)("a"), None),
+    ("Linear()(5.0)", lambda m: m.nn.Linear(2, 3)(5.0), None),
+    ("linear weight None", lambda m: F(m).linear(m.ones(2), None), None),
+    # containers ------------------------------------------------------------------------------------
+    ("ModuleList(3)", lambda m: m.nn.ModuleList(3), None),
+    ("ModuleList(Linear)", lambda m: m.nn.ModuleList(m.nn.Linear(1, 1)), None),
+    ("ModuleList('ab')", lambda m: m.nn.ModuleList("ab"), None),
+    ("Sequential(3)", lambda m: m.nn.Sequential(3), None),
+    # clip_grad: float() first, even with no gradient to clip (the issue's case returned tensor(0.))
+    (
+        "clip_grad_norm_ max_norm 'a', no grads",
+        lambda m: m.nn.utils.clip_grad_norm_([m.nn.Parameter(m.ones(2))], "a"),
+        None,
+    ),
+]
+
+
+def _raised(fn, m) -> BaseException:
+    with pytest.raises(Exception) as info:  # noqa: PT011 - the class is compared with torch's below
+        fn(m)
+    return info.value
+
+
+@pytest.mark.parametrize(("fn", "ours"), [c[1:] for c in NN_CASES], ids=[c[0] for c in NN_CASES])
+def test_nn_error_has_torchs_class_and_sentence(fn, ours):
+    theirs, mine = _raised(fn, torch), _raised(fn, agv)
+    assert type(mine) is type(theirs), f"torch raises {type(theirs).__name__}: {theirs}"
+    if ours is None:
+        assert str(mine).startswith(str(theirs)), f"torch: {theirs}"
+    else:
+        assert str(mine) == ours, f"torch: {theirs}"
+
+
+def test_the_nn_messages_leak_no_numpy():
+    numpy_words = re.compile(r"numpy dtype|object is not iterable|ufunc|arange\(\)")
+    for name, fn, _ in NN_CASES:
+        assert not numpy_words.search(str(_raised(fn, agv))), name
+
+
+def test_lazy_linear_of_none_is_linears_type_error():
+    """torch's LazyLinear reads input.shape first: its AttributeError is an accident of that
+    order, so ours is Linear's TypeError, which torch raises for nn.Linear(2, 3)(None)."""
+    with pytest.raises(AttributeError, match="^'NoneType' object has no attribute 'shape'$"):
+        torch.nn.LazyLinear(3)(None)
+    with pytest.raises(
+        TypeError, match=r"^linear\(\): argument 'input' \(position 1\) must be Tensor, not NoneType$"
+    ):
+        agv.nn.LazyLinear(3)(None)
+
+
+def test_conv2d_padding_mode_is_torchs_value_error():
+    # torch prints its set of modes in an order that changes between runs: ours is fixed
+    with pytest.raises(ValueError) as theirs:
+        torch.nn.Conv2d(4, 6, 3, padding_mode="x")
+    with pytest.raises(ValueError) as ours:
+        agv.nn.Conv2d(4, 6, 3, padding_mode="x")
+    assert str(ours.value) == (
+        "padding_mode must be one of {'zeros', 'reflect', 'replicate', 'circular'}, but got padding_mode='x'"
+    )
+    modes = lambda text: set(text.split("{")[1].split("}")[0].split(", "))  # noqa: E731
+    assert modes(str(ours.value)) == modes(str(theirs.value))
+    assert str(theirs.value).endswith("}, but got padding_mode='x'")
+
+
+def test_conv2d_groups_true_is_refused_where_torch_fails_later():
+    layer = torch.nn.Conv2d(4, 4, 3, groups=True)  # torch constructs it, then cannot call it
+    with pytest.raises(TypeError, match=r"^conv2d\(\) received an invalid combination of arguments"):
+        layer(torch.ones(*X4))
+    with pytest.raises(TypeError, match=r"^Conv2d: groups must be an int, not bool \(True\)$"):
+        agv.nn.Conv2d(4, 4, 3, groups=True)
+
+
+def test_what_torch_accepts_and_autogradviz_does_not_implement_says_so():
+    torch.nn.Conv2d(4, 6, 3, groups=2)
+    torch.nn.Conv2d(4, 6, 3, padding_mode="reflect")
+    with pytest.raises(
+        NotImplementedError, match=r"^Conv2d: groups=2 is not supported; autogradviz implements"
+    ):
+        agv.nn.Conv2d(4, 6, 3, groups=2)
+    with pytest.raises(NotImplementedError, match=r"^Conv2d: padding_mode='reflect' is not supported"):
+        agv.nn.Conv2d(4, 6, 3, padding_mode="reflect")
+    torch.nn.functional.conv2d(torch.ones(*X4), torch.ones(4, 2, 3, 3), groups=2)
+    with pytest.raises(NotImplementedError, match=r"^conv2d: groups=2 is not supported"):
+        agv.nn.functional.conv2d(agv.ones(*X4), agv.ones(4, 2, 3, 3), groups=2)
+
+
+ACCEPTED = {
+    "max_pool2d kernel (2,)": lambda m: F(m).max_pool2d(m.ones(*X4), (2,)),
+    "max_pool2d kernel [2, 3], stride []": lambda m: F(m).max_pool2d(m.ones(*X4), [2, 3], []),
+    "max_pool2d numpy kernel": lambda m: F(m).max_pool2d(m.ones(*X4), np.int64(2)),
+    "avg_pool2d stride (1,)": lambda m: F(m).avg_pool2d(m.ones(*X4), 2, (1,)),
+    "adaptive (None, 2)": lambda m: F(m).adaptive_avg_pool2d(m.ones(1, 1, 4, 6), (None, 2)),
+    "adaptive [2, 3]": lambda m: F(m).adaptive_avg_pool2d(m.ones(*X4), [2, 3]),
+    "adaptive 0": lambda m: F(m).adaptive_avg_pool2d(m.ones(*X4), 0),
+    "leaky_relu tensor slope": lambda m: F(m).leaky_relu(-m.ones(2), m.tensor(0.5)),
+    "leaky_relu bool slope": lambda m: F(m).leaky_relu(-m.ones(2), True),
+    "leaky_relu numpy slope": lambda m: F(m).leaky_relu(-m.ones(2), np.float64(0.25)),
+}
+
+
+@pytest.mark.parametrize("fn", ACCEPTED.values(), ids=ACCEPTED.keys())
+def test_what_torch_accepts_still_works(fn):
+    ours, theirs = fn(agv), fn(torch)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-6)
+
+
+# -- names: add_module refuses what torch refuses, and registers nothing -----------------------------
+
+BAD_NAMES = ["a.b", "", "parameters", "training", 5, None]
+
+
+def _register(m, how: str, name):
+    module = m.nn.Module()
+    module.w = m.nn.Parameter(m.ones(1))
+    value = {
+        "add_module": lambda: m.nn.Linear(1, 1),
+        "register_parameter": lambda: m.nn.Parameter(m.ones(1)),
+        "register_buffer": lambda: m.ones(1),
+    }[how]()
+    registered = lambda: (list(module._modules), list(module._parameters), list(module._buffers))  # noqa: E731
+    before = registered()
+    with pytest.raises(Exception) as info:  # noqa: PT011 - compared with torch's below
+        getattr(module, how)(name, value)
+    assert registered() == before, f"{how}({name!r}) registered something before it failed"
+    return info.value
+
+
+NAME_CASES = [
+    pytest.param(how, name, id=f"{how}({name!r})")
+    for how in ("add_module", "register_parameter", "register_buffer")
+    for name in BAD_NAMES
+    + ["w"]  # "w": an existing parameter's name, which only register_parameter may reuse
+    if (how, name) != ("register_parameter", "w")
+]
+
+
+@pytest.mark.parametrize(("how", "name"), NAME_CASES)
+def test_a_name_torch_refuses_is_refused_in_its_words(how, name):
+    theirs, ours = _register(torch, how, name), _register(agv, how, name)
+    assert type(ours) is type(theirs)
+    assert str(ours) == str(theirs)
+
+
+def test_attribute_assignment_keeps_torchs_freedom_with_names():
+    """torch's __setattr__ does not check a child's name as add_module does."""
+    for m in (torch, agv):
+        module = m.nn.Module()
+        module.eval = m.nn.Linear(1, 1)  # shadows a method: allowed
+        setattr(module, "a.b", m.nn.Linear(1, 1))
+        assert list(module._modules) == ["eval", "a.b"]
+
+
+def test_modulelist_extend_adds_nothing_when_one_item_is_bad():
+    theirs, ours = torch.nn.ModuleList(), agv.nn.ModuleList()
+    with pytest.raises(TypeError, match="^int is not a Module subclass$"):
+        theirs.extend([torch.nn.ReLU(), 3])
+    assert len(theirs) == 1  # torch keeps the modules before the bad one
+    with pytest.raises(TypeError, match="^int is not a Module subclass: wrap a function in a Module"):
+        ours.extend([agv.nn.ReLU(), 3])
+    assert len(ours) == 0
+
+
+# -- clip_grad: a bad max_norm or clip_value changes no gradient --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "clip",
+    [
+        lambda m, ps: m.nn.utils.clip_grad_norm_(ps, "a"),
+        lambda m, ps: m.nn.utils.clip_grad_norm_(ps, None),  # used to scale every gradient to NaN
+        lambda m, ps: m.nn.utils.clip_grad_norm_(ps, 1j),
+        lambda m, ps: m.nn.utils.clip_grad_norm_(ps, 1.0, "b"),
+        lambda m, ps: m.nn.utils.clip_grad_norm_(ps, "a", "b"),  # torch converts norm_type first
+        lambda m, ps: m.nn.utils.clip_grad_value_(ps, "a"),  # used to be "bad operand type for unary -"
+        lambda m, ps: m.nn.utils.clip_grad_value_(ps, None),
+    ],
+    ids=["norm 'a'", "norm None", "norm 1j", "norm_type 'b'", "both bad", "value 'a'", "value None"],
+)
+def test_clip_grad_with_a_bad_bound_is_torchs_error_and_changes_no_gradient(clip):
+    raised = []
+    for m in (torch, agv):
+        params = [m.nn.Parameter(m.ones(2)), m.nn.Parameter(m.ones(3))]
+        for p, value in zip(params, (3.0, -4.0)):
+            p.grad = m.full(tuple(p.shape), value)
+        with pytest.raises(Exception) as info:  # noqa: PT011 - compared below
+            clip(m, params)
+        raised.append(info.value)
+        assert [p.grad.tolist() for p in params] == [[3.0, 3.0], [-4.0, -4.0, -4.0]]
+    theirs, ours = raised
+    assert type(ours) is type(theirs)
+    assert str(ours) == str(theirs)
+
+
+def test_clip_grad_of_an_empty_generator_warns_as_torch():
+    for m in (torch, agv):
+        with pytest.warns(
+            UserWarning, match=r"^`parameters` is an empty generator, no gradient clipping will occur\.$"
+        ):
+            total = m.nn.utils.clip_grad_norm_((p for p in []), 1.0)
+        assert float(total) == 0.0

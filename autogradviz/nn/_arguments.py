@@ -18,11 +18,13 @@ from ..ops._operands import operand
 
 
 def typename(value) -> str:
-    """A value's type as PyTorch's messages print it: int, NoneType, numpy.ndarray."""
+    """A value's type as PyTorch's messages print it: int, NoneType, Tensor, numpy.ndarray."""
+    if isinstance(value, Tensor):
+        return "Tensor"
     kind = type(value)
-    if kind.__module__ in ("builtins", ""):
-        return kind.__qualname__
-    return f"{kind.__module__}.{kind.__qualname__}"
+    if kind.__module__.split(".")[0] == "numpy":
+        return f"numpy.{kind.__name__}"
+    return kind.__name__
 
 
 def tensor_argument(value, op: str, name: str = "input", position: int = 1):

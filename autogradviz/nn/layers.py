@@ -131,9 +131,8 @@ class Conv2d(Module):
         super().__init__()
         # PyTorch's checks and words first: a mistake is the learner's to mend; then
         # what autogradviz does not implement
-        if not is_int(
-            groups
-        ):  # PyTorch fails later, in torch.empty: "... must be tuple of ints,but got float"
+        # (PyTorch's constructor takes a float or True, and fails later: in torch.empty, or at the call)
+        if not is_int(groups):
             raise TypeError(f"Conv2d: groups must be an int, not {typename(groups)} ({groups!r})")
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
