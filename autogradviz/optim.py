@@ -624,7 +624,7 @@ class _Hyperparameters:
         self.values: dict = {}
 
     def _where(self, key: str) -> str:
-        """ "SGD.step: param_groups[1]['lr']", or "SGD" for a constructor's argument."""
+        """Where the value is, "SGD.step: param_groups[1]['lr']"; for a constructor's argument, "SGD"."""
         if self.call is None:
             return self.owner
         name, bracket, item = key.partition("[")  # betas[0] is param_groups[i]['betas'][0]
@@ -723,7 +723,8 @@ def _step_count(value) -> int | None:
         value = value._data
     if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
         value = value.item()
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and value >= 0 and value == int(value):
+    is_count = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if is_count and math.isfinite(value) and value >= 0 and value == int(value):
         return int(value)
     return None
 

@@ -455,7 +455,7 @@ def test_a_state_with_torchs_tensor_step_count_continues_as_torch(kind):
     assert opt.state[ours]["step"] == 3
 
 
-@pytest.mark.parametrize("step", ["x", -1, 1.5, agv.tensor([1.0, 2.0])])
+@pytest.mark.parametrize("step", ["x", -1, 1.5, float("nan"), float("inf"), agv.tensor([1.0, 2.0])])
 def test_a_state_whose_step_count_is_no_count_changes_nothing(step):
     params, opt = stepped("Adam")
     opt.state[params[1]]["step"] = step
