@@ -252,6 +252,7 @@ def _load(file: IO[bytes], restricted: bool, mapper=None) -> Any:
             reader = BoundedReader(file)
         if type(first) is int and first == torch_files.MAGIC_NUMBER:  # a legacy torch.save file
             return torch_files.read_legacy(reader, mapper)
+        reader.give_back()
         return first
     except CallerError as error:  # map_location's function raised: its own exception
         raise error.original from None

@@ -93,11 +93,20 @@ class BoundedReader:
 
     def rewound(self) -> IO[bytes] | None:
         """The file, moved back over the bytes peek() looked at; None if it can't seek."""
-        if self._head and self._left_at_start is None:
+        if not self._head:
+            return self._file
+        if self._left_at_start is None:
             return None
         self._file.seek(-len(self._head), io.SEEK_CUR)
         self._head = b""
         return self._file
+
+    def give_back(self) -> None:
+        """At the end of a load: bytes peek() looked at but no one read belong to the next
+        object in the file (two pickles one after another); move back over them if the file can."""
+        if self._head and self._left_at_start is not None:
+            self._file.seek(-len(self._head), io.SEEK_CUR)
+            self._head = b""
 
     def take_head(self) -> bytes:
         """The bytes peek() looked at, handed over (for a file that can't seek back)."""
@@ -127,6 +136,18 @@ class BoundedReader:
             got += len(part)
         self.consumed += n
         return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def read_byte(self) -> int | None:
+        """The next byte (an opcode), or None at the end of the file."""
+        if self._head:
+            byte, self._head = self._head[0], self._head[1:]
+        else:
+            data = self._file.read(1)
+            if not data:
+                return None
+            byte = data[0]
+        self.consumed += 1
+        return byte
 
     def readline(self, what: str = "a line") -> bytes:
         """The bytes up to and including the next newline (protocol 0's text fields)."""

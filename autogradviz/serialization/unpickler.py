@@ -38,9 +38,11 @@ from dataclasses import dataclass
 
 from .reading import BoundedReader, Budget, LoadError
 
-# hashing a tuple visits every leaf of it (shared pieces once per path): refused above these
+# hashing a tuple visits every leaf of it (shared pieces once per path): a dict key or set
+# item with more leaves is refused. No tuple may nest deeper than TUPLE_DEPTH: Python hashes
+# a tuple by recursion in C, which a tuple nested 100,000 deep would crash.
 HASHED_TUPLE_LEAVES = 100_000
-HASHED_TUPLE_DEPTH = 100
+TUPLE_DEPTH = 100
 
 _OPCODE_NAMES = {op.code.encode("latin-1")[0]: op.name for op in pickletools.opcodes}
 
@@ -107,27 +109,38 @@ class RestrictedUnpickler:
         self._pending_builds[id(obj)] = (obj, finish)
 
     def note_tuple(self, value: tuple) -> tuple:
-        """Record how costly hashing this new tuple would be (its leaves and depth)."""
-        leaves, depth = 1, 1
+        """Record how costly hashing this new tuple would be (its leaves and depth), if it
+        holds tuples: a tuple of plain values costs its length, which needs no record."""
+        leaves, depth = 1 + len(value), 1
         for item in value:
             if type(item) is tuple:
-                _, item_leaves, item_depth = self._tuples.get(id(item), (item, len(item) + 1, 2))
+                item_leaves, item_depth = self._tuple_cost(item)
                 leaves = min(leaves + item_leaves, HASHED_TUPLE_LEAVES + 1)
                 depth = max(depth, item_depth + 1)
-            else:
-                leaves = min(leaves + 1, HASHED_TUPLE_LEAVES + 1)
-        self._tuples[id(value)] = (value, leaves, depth)
+        if depth > TUPLE_DEPTH:
+            raise LoadError(
+                f"agv.load: this file is hostile or damaged: it nests tuples more than {TUPLE_DEPTH} deep, "
+                "which no checkpoint does (and which crashes Python when such a tuple is hashed)"
+            )
+        if depth > 1:
+            self._tuples[id(value)] = (value, leaves, depth)  # the tuple is kept: its id stays its own
         return value
+
+    def _tuple_cost(self, value: tuple) -> tuple[int, int]:
+        record = self._tuples.get(id(value))
+        if record is not None and record[0] is value:
+            return record[1], record[2]
+        return 1 + len(value), 1  # made without tuples inside, or not by this file
 
     def check_hashable(self, key: object, where: str) -> None:
         """Refuse a dict key or set item whose hash would take too long (a tuple of tuples...)."""
         if type(key) is tuple:
-            _, leaves, depth = self._tuples.get(id(key), (key, len(key) + 1, 2))
-            if leaves > HASHED_TUPLE_LEAVES or depth > HASHED_TUPLE_DEPTH:
+            leaves, depth = self._tuple_cost(key)
+            if leaves > HASHED_TUPLE_LEAVES:
                 raise LoadError(
                     f"agv.load: this file is hostile or damaged: {where} is a tuple of tuples that unfolds "
-                    f"to more than {HASHED_TUPLE_LEAVES:,} items or nests deeper than {HASHED_TUPLE_DEPTH}; "
-                    "hashing it could take hours"
+                    f"to more than {HASHED_TUPLE_LEAVES:,} items (the same tuple used many times): hashing "
+                    "it could take hours"
                 )
 
     def each_tensor(self, tensor):
@@ -155,7 +168,11 @@ class RestrictedUnpickler:
             raise LoadError("agv.load: the file is empty")
         while True:
             position = reader.consumed
-            code = reader.read(1, "an opcode")[0]
+            code = reader.read_byte()
+            if code is None:
+                raise LoadError(
+                    f"agv.load: the file is truncated: it ends at byte {position:,}, before the end of its pickle"
+                )
             handler = _DISPATCH.get(code)
             if handler is None:
                 raise self._not_an_opcode(code, position)
