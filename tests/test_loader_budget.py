@@ -291,3 +291,58 @@ def test_a_legacy_torch_file_cannot_declare_storages_it_does_not_hold():
         legacy_file(storage_tensor(2, 0, (2,), (1,), legacy=True), struct.pack("<q2f", 2, 0.5, 4.0))
     )
     assert loaded.tolist() == [0.5, 4.0]
+
+
+# -- the allowlist ----------------------------------------------------------------------------------
+
+# what agv files may call beyond torch's list, each for files that exist: frozenset, tuple
+# (agv.Size), range and slice (of plain ints), bytes() (b"" under protocols 0-2), numpy's
+# array, scalar and dtype rebuilders, and autogradviz's tensor and dtype
+AGV_EXTRAS = [
+    "autogradviz.core.dtypes.to_dtype",
+    "autogradviz.core.tensor._rebuild",
+    "builtins.bytes",
+    "builtins.frozenset",
+    "builtins.range",
+    "builtins.slice",
+    "builtins.tuple",
+    "numpy._core.multiarray._reconstruct",
+    "numpy._core.multiarray.scalar",
+    "numpy._core.numeric._frombuffer",
+    "numpy.core.multiarray._reconstruct",
+    "numpy.core.multiarray.scalar",
+    "numpy.core.numeric._frombuffer",
+    "numpy.dtype",
+]
+PYTHON_CALLS = [
+    "_codecs.encode",
+    "builtins.bytearray",
+    "builtins.complex",
+    "builtins.set",
+    "collections.OrderedDict",
+]
+TORCH_CALLS = [
+    "torch.Size",
+    "torch._tensor._rebuild_from_type_v2",
+    "torch._utils._rebuild_parameter",
+    "torch._utils._rebuild_parameter_with_state",
+    "torch._utils._rebuild_tensor",
+    "torch._utils._rebuild_tensor_v2",
+    "torch._utils._rebuild_tensor_v3",
+]
+
+
+def test_what_a_file_may_call_is_this_list():
+    from autogradviz.serialization.allowed import AGV_GLOBALS
+    from autogradviz.serialization.torch_files import TorchReader, _torch_globals
+
+    callable_in = lambda table: sorted(name for name, entry in table.items() if entry.call is not None)  # noqa: E731
+    assert callable_in(AGV_GLOBALS) == sorted(PYTHON_CALLS + AGV_EXTRAS)
+    assert callable_in(_torch_globals(TorchReader(None, "little"))) == sorted(PYTHON_CALLS + TORCH_CALLS)
+
+
+def test_a_torch_file_may_call_only_what_torchs_weights_only_unpickler_allows():
+    pytest.importorskip("torch")
+    from torch._weights_only_unpickler import _get_allowed_globals
+
+    assert set(PYTHON_CALLS + TORCH_CALLS) <= set(_get_allowed_globals())

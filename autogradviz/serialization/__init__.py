@@ -55,7 +55,6 @@ this_is_an_agv_save_file__torch_load_reads_files_from_agv_save_with_format_torch
     "This file was written by agv.save: read it with agv.load. torch.load reads files written with "
     "agv.save(obj, f, format='torch')."
 )
-assert AGV_FILE_MARK == "this_is_an_agv_save_file__torch_load_reads_files_from_agv_save_with_format_torch"
 _AGV_FILE_START = (
     b"\x80\x02c" + f"{__name__}\n{AGV_FILE_MARK}\n".encode("ascii") + b"0"
 )  # PROTO 2, GLOBAL, POP
@@ -136,8 +135,10 @@ def load(
     its tensors become agv tensors with the same values, dtypes, shapes and
     strides, and tensors that share a storage share memory. float16 and
     bfloat16 tensors load as float32 (and uint16/uint32 as int64), with the
-    same values and a warning; complex and quantized ones raise. A torch file
-    is always read this safe way, whatever `weights_only` says.
+    same values and a warning; complex and quantized ones raise. Tensors saved
+    from a GPU load on the CPU, as with map_location="cpu". A torch file is
+    always read this safe way, whatever `weights_only` says (a whole model saved
+    with torch.save(model) needs torch.load).
 
     `weights_only=False` reads the file as a full pickle. WARNING: that runs any
     code the file contains, with your permissions; use it only for files you

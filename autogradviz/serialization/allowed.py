@@ -159,11 +159,7 @@ def _ordered_dict(u: RestrictedUnpickler, *args) -> collections.OrderedDict:
 # complex for plain arrays), and Python objects (an object array only holds what the file
 # already built; a tensor refuses it). No strings, records or sub-arrays: their sizes are
 # part of the dtype's name, "(100000000,)f8"
-_NUMPY_KINDS = {
-    f"{kind}{size}"
-    for kind, sizes in {"b": [1], "i": [1, 2, 4, 8], "u": [1, 2, 4, 8], "f": [2, 4, 8]}.items()
-    for size in sizes
-} | {"c8", "c16", "O8"}
+_NUMPY_KINDS = {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16", "O8"}
 
 
 def _simple_dtype(dtype: object, what: str) -> np.dtype:

@@ -238,7 +238,8 @@ class Storage:
                 f"not a whole number of {name} elements"
             )
         info = TORCH_DTYPES[name]
-        stored = np.dtype(info.stored or "u2").newbyteorder("<" if self._byteorder == "little" else ">")
+        order = "<" if self._byteorder == "little" else ">"
+        stored = np.dtype(info.stored or "u2").newbyteorder(order)  # bfloat16: 16 bits, read as uint16
         if info.stored == info.loads_as and stored.isnative:
             array = np.frombuffer(self.raw, dtype=stored)  # a writable view of the bytes
         else:
@@ -423,7 +424,7 @@ def _torch_globals(reader: TorchReader) -> dict[str, Allowed]:
 
     def rebuild_from_type_v2(u, func, new_type, args, state):
         # how torch pickles a tensor whose class or attributes are not plain
-        if new_type not in (tensor_class, parameter_class) or type(args) is not tuple:
+        if (new_type is not tensor_class and new_type is not parameter_class) or type(args) is not tuple:
             raise LoadError(
                 f"agv.load: refused a tensor of the class {new_type!r}: agv.load reads plain tensors"
             )

@@ -135,7 +135,7 @@ class RestrictedUnpickler:
     def check_hashable(self, key: object, where: str) -> None:
         """Refuse a dict key or set item whose hash would take too long (a tuple of tuples...)."""
         if type(key) is tuple:
-            leaves, depth = self._tuple_cost(key)
+            leaves, _ = self._tuple_cost(key)
             if leaves > HASHED_TUPLE_LEAVES:
                 raise LoadError(
                     f"agv.load: this file is hostile or damaged: {where} is a tuple of tuples that unfolds "
