@@ -418,9 +418,9 @@ def _torch_globals(reader: TorchReader) -> dict[str, Allowed]:
         if hooks is not None and (not isinstance(hooks, dict) or hooks):
             raise LoadError("agv.load: refused a Parameter with backward hooks: hooks are code, not data")
         _no_state(state, "a Parameter")
-        if requires_grad and data._data.dtype.kind != "f":
+        if requires_grad and not data.dtype.is_floating_point:
             raise LoadError("agv.load: the file is damaged: an integer Parameter requires grad")
-        return _rebuild(data._data, requires_grad, None, {"parameter": True})
+        return _rebuild(data.detach().numpy(), requires_grad, None, {"parameter": True})
 
     def rebuild_from_type_v2(u, func, new_type, args, state):
         # how torch pickles a tensor whose class or attributes are not plain
@@ -433,7 +433,7 @@ def _torch_globals(reader: TorchReader) -> dict[str, Allowed]:
         if not isinstance(result, Tensor):
             raise LoadError("agv.load: the file is damaged: _rebuild_from_type_v2 did not make a tensor")
         if new_type is parameter_class:
-            return _rebuild(result._data, result.requires_grad, None, {"parameter": True})
+            return _rebuild(result.detach().numpy(), result.requires_grad, None, {"parameter": True})
         return result
 
     def size(u, *args):
@@ -815,15 +815,17 @@ class TorchPickler:
         self._open_tuples.discard(id(obj))
 
     def _tensor(self, t: Tensor, path: str) -> None:
-        array = t._data
+        # what pickling the tensor gives (the agv file format): its array, whether it is a leaf
+        # that requires grad, and its marks; its .grad and name are not torch's to keep
+        _, (array, requires_grad, _, marks) = t.__reduce_ex__(2)
         storage_class = _STORAGE_OF.get(array.dtype.newbyteorder("="))
         if storage_class is None:
             raise TypeError(
                 f"agv.save(..., format='torch'): {path} has the dtype {array.dtype}, which torch can't read"
             )
         key, numel, offset, stride = self._storage_for(array)
-        is_parameter = bool(t._meta and t._meta.get("parameter"))
-        requires_grad = bool(t._requires_grad and t._grad_fn is None)
+        is_parameter = bool(marks and marks.get("parameter"))
+        requires_grad = bool(requires_grad)
         if is_parameter:  # torch._utils._rebuild_parameter(data, requires_grad, hooks)
             self._global("torch._utils", "_rebuild_parameter")
             self.out += b"("
