@@ -32,6 +32,7 @@ from ..core.protocol import AUTOGRADVIZ, GraphNode, Namer, reader_for
 from ..viz.labels import brief_number, l2_norm, preview, remembered_rows
 from ..viz.modules import Layer
 from ..viz.names import resolve_names
+from ..viz.user_text import displayable, payload
 from ..viz.view import draw, fitted_picture_html
 from . import trace
 from .layer_text import explain_layer
@@ -144,12 +145,13 @@ class BackwardStepper(anywidget.AnyWidget):
             else:
                 frames, timeline = self._op_frames()
                 modules, details = {}, {}
+        # the widget's state goes to the browser as UTF-8: every string in it displayable()
         super().__init__(
             svg=_strip_xml_prolog(self._view.svg()),
-            frames=frames,
+            frames=payload(frames),
             timeline=timeline,
             modules=modules,
-            details=details,
+            details=payload(details),
             position=0,
             quiz=quiz,
             labels={key: self._text("stepper." + key) for key in _LABEL_KEYS},
@@ -307,7 +309,7 @@ class BackwardStepper(anywidget.AnyWidget):
         if layer is None and position is None and self.detail:
             layer, position = self.detail, self.detail_position
         if layer is not None:
-            self._detail_view(layer, "frame_svg()")
+            layer = self._detail_key(layer, "frame_svg()")
             self._lay_out(layer)
             view = self.details[layer]
             position = self.detail_position if position is None else position
@@ -322,7 +324,7 @@ class BackwardStepper(anywidget.AnyWidget):
         current position offers, the one just run). Returns the layer's key."""
         self._check_open("step_into()")
         key = self.frames[self.position].get("into") if layer is None else layer
-        self._detail_view(key, "step_into()")
+        key = self._detail_key(key, "step_into()")
         self.detail_position = 0
         self.detail = key
         return key
@@ -336,11 +338,13 @@ class BackwardStepper(anywidget.AnyWidget):
         self.detail = ""
         return self.position
 
-    def _detail_view(self, key, caller: str) -> dict:
+    def _detail_key(self, key, caller: str) -> str:
+        """`key` as a key of `details` (which are displayable(), _layer_views), checked."""
+        key = displayable(key) if isinstance(key, str) else key
         if key not in self.details:
             known = ", ".join(repr(k) for k in self.details) or "none: this stepper steps op by op"
             raise KeyError(f"{caller[:-2]}: {key!r} is not a layer of this stepper; its layers are {known}")
-        return self.details[key]
+        return key
 
     def _frame_position(self, position: int | None, caller: str) -> int:
         self._check_open(caller)
@@ -400,7 +404,7 @@ class BackwardStepper(anywidget.AnyWidget):
         }
         page = _PAGE.format(
             lang="zh-CN" if self._language == "zh" else "en",
-            title=html.escape(self._text("stepper.page_title") if title is None else title),
+            title=html.escape(displayable(self._text("stepper.page_title") if title is None else title)),
             css=css,
             # no "<" at all inside the <script>: "</script" would end it early, and "<!--"
             # followed by "<script" (a name can hold anything) would make the parser miss its end
@@ -510,7 +514,8 @@ class BackwardStepper(anywidget.AnyWidget):
         op_marks = trace.timeline([[step] for step in ordered], self._root_node)
         top_ids = _svg_ids(self._view.boxes, self._tensors_reader)
         timeline = _box_marks(top_ids, top_marks)
-        modules = {svg_id: layer.key for svg_id, layer in self._view.layers.items()}
+        # a layer's key is a module's path, the learner's text: the browser gets it displayable()
+        modules = {svg_id: displayable(layer.key) for svg_id, layer in self._view.layers.items()}
 
         starts, position = [], 0  # where each chunk's steps begin in `ordered`
         for chunk in chunks:
@@ -520,10 +525,10 @@ class BackwardStepper(anywidget.AnyWidget):
         taken = set()
         for index, chunk in enumerate(chunks):
             if chunk.layer is not None:
-                key, n = chunk.layer.key, 1
+                key, n = displayable(chunk.layer.key), 1
                 while key in taken:
                     n += 1
-                    key = f"{chunk.layer.key}~{n}"
+                    key = f"{displayable(chunk.layer.key)}~{n}"
                 keys[index] = key
                 taken.add(key)
         begins = {start: index for index, start in enumerate(starts)}
@@ -717,7 +722,7 @@ class BackwardStepper(anywidget.AnyWidget):
                 view = draw(self._root, **{**self._draw, "layers": True, "expand": [layer]})
                 marks = _box_marks(_svg_ids(view.boxes, self._tensors_reader), op_marks, shift=start)
                 details[key] = {**details[key], "svg": _strip_xml_prolog(view.svg()), "timeline": marks}
-        self.details = details  # a new dict: the browser hears of it
+        self.details = payload(details)  # a new dict: the browser hears of it
 
     @traitlets.observe("detail")
     def _opened(self, change) -> None:
