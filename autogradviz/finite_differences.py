@@ -188,7 +188,9 @@ def gradgradcheck(
     differentiable = [o for o in _outputs(func, inputs) if o._requires_grad]
     if grad_outputs is None:
         rng = np.random.default_rng(0)  # not agv's generator: checking must not move the user's stream
-        grad_outputs = tuple(_make(rng.standard_normal(o.shape).astype(o._data.dtype)) for o in differentiable)
+        grad_outputs = tuple(
+            _make(rng.standard_normal(o.shape).astype(o._data.dtype)) for o in differentiable
+        )
         for g in grad_outputs:
             g._requires_grad = True
     grad_outputs = _as_tuple(grad_outputs)
