@@ -86,8 +86,9 @@ def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None, check_overla
 def _write(t: Tensor, name: str, result: Tensor) -> None:
     """Copy the new values into t's memory, and bump its version counter."""
     if result.shape != t.shape:
-        raise RuntimeError(
-            f"{name}: output with shape {t.shape} doesn't match the broadcast shape {result.shape}"
+        raise RuntimeError(  # PyTorch's sentence first, then which op
+            f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(result.shape)} "
+            f"({name} writes its result into the tensor, whose shape cannot change)"
         )
     if not np.can_cast(result._data.dtype, t._data.dtype, casting="same_kind"):
         raise RuntimeError(  # PyTorch's sentence first, then which op
