@@ -32,7 +32,7 @@ from ..core.protocol import AUTOGRADVIZ, GraphNode, Namer, reader_for
 from ..viz.labels import brief_number, l2_norm, preview, remembered_rows
 from ..viz.modules import Layer
 from ..viz.names import resolve_names
-from ..viz.user_text import displayable, payload
+from ..viz.user_text import displayable, payload, shortened
 from ..viz.view import draw, fitted_picture_html
 from . import trace
 from .layer_text import explain_layer
@@ -441,22 +441,24 @@ class BackwardStepper(anywidget.AnyWidget):
         return self._final.get(node)
 
     def _label(self, tensor_or_node) -> str:
+        """A tensor's (or a node's tensor's) name in the panel and the table: cut to
+        LABEL_COLUMNS, as in the picture (viz/user_text.py)."""
         if self._tensors_reader.is_tensor(tensor_or_node):
-            return self._namer.name(tensor_or_node) or self._text("stepper.unnamed")
+            return shortened(self._namer.name(tensor_or_node) or self._text("stepper.unnamed"))
         node = tensor_or_node
         if node.variable is not None:
-            return self._namer.name(node.variable) or self._text("stepper.leaf")
-        return self._namer.name(self._namer.tensor_of(node), node) or self._text(
-            "stepper.output_of", op=node.op
+            return shortened(self._namer.name(node.variable) or self._text("stepper.leaf"))
+        return shortened(
+            self._namer.name(self._namer.tensor_of(node), node) or self._text("stepper.output_of", op=node.op)
         )
 
     def _target_label(self, sent: trace.Sent) -> str:
         """The name of the input a step sends to, as the trace recorded it (the
-        unnamed leaf's fallback "leaf" in the stepper's language)."""
+        unnamed leaf's fallback "leaf" in the stepper's language), cut as _label's."""
         target = sent.target
         if target.variable is not None and not self._namer.name(target.variable):
             return self._text("stepper.leaf")
-        return sent.target_name
+        return shortened(sent.target_name)
 
     def _rule_lines(self, step: trace.Step) -> list[str]:
         """The step's rules in the learner's names, each with its local derivative's
@@ -583,7 +585,7 @@ class BackwardStepper(anywidget.AnyWidget):
 
     def _chunk_name(self, chunk: trace.Chunk) -> str:
         if chunk.layer is not None:
-            return chunk.layer.label
+            return shortened(chunk.layer.label)
         ops = [step.op or step.name for step in chunk.steps if step.leaf is None]
         return ", ".join(reversed(dict.fromkeys(ops))) or chunk.steps[0].name  # in forward order
 
@@ -612,7 +614,7 @@ class BackwardStepper(anywidget.AnyWidget):
         def parameter_name(leaf) -> str:
             if id(leaf) not in attribute:
                 return self._label(leaf)
-            return f"{layer.key}.{attribute[id(leaf)]}" if layer.key else attribute[id(leaf)]
+            return shortened(f"{layer.key}.{attribute[id(leaf)]}" if layer.key else attribute[id(leaf)])
 
         params = {}
         for step in ops:
@@ -682,14 +684,16 @@ class BackwardStepper(anywidget.AnyWidget):
         """Frame k of a layer's own view: k of its steps have run."""
         step = chunk.steps[k - 1] if k else None
         if step is None:
-            title = self._text("stepper.title.inside_start", layer=chunk.layer.label, steps=len(chunk.steps))
+            title = self._text(
+                "stepper.title.inside_start", layer=self._chunk_name(chunk), steps=len(chunk.steps)
+            )
         else:
             title = self._text(
                 "stepper.title.inside",
-                layer=chunk.layer.label,
+                layer=self._chunk_name(chunk),
                 position=k,
                 last=len(chunk.steps),
-                name=step.name,
+                name=shortened(step.name),
             )
         panel = self._panel(k, step) if step is not None else self._layer_panel(chunk, now)
         details[key]["frames"].append(self._frame(title, panel, now, next_step))
@@ -706,7 +710,7 @@ class BackwardStepper(anywidget.AnyWidget):
             "timeline": {},
             "enter": index,
             "leave": index + 1,
-            "title": chunk.layer.label,
+            "title": self._chunk_name(chunk),
         }
 
     def _lay_out(self, *keys: str) -> None:
@@ -733,12 +737,12 @@ class BackwardStepper(anywidget.AnyWidget):
     def _title(self, position: int, step: trace.Step | None) -> str:
         if step is None:
             return self._text("stepper.title.start", steps=self.last)
-        return self._text("stepper.title.step", position=position, last=self.last, name=step.name)
+        return self._text("stepper.title.step", position=position, last=self.last, name=shortened(step.name))
 
     def _panel(self, position: int, step: trace.Step | None) -> str:
         e = html.escape
         if step is None:
-            names = [s.name for s in self.steps]
+            names = [shortened(s.name) for s in self.steps]
             if len(names) > 12:  # a long walk would fill the panel: its ends say enough
                 names = [*names[:6], self._text("stepper.panel.more", count=len(names) - 10), *names[-4:]]
             order = " → ".join(e(name) for name in names)
@@ -747,7 +751,7 @@ class BackwardStepper(anywidget.AnyWidget):
             )
             return f"<p>{start}</p><p>{self._text('stepper.panel.order', order=order)}</p>"
         parts = [
-            f'<p class="agv-node-name">{self._text("stepper.panel.reverses", name=e(step.name), op=e(step.op))}</p>',
+            f'<p class="agv-node-name">{self._text("stepper.panel.reverses", name=e(shortened(step.name)), op=e(step.op))}</p>',
             f"<p>{self._text('stepper.panel.upstream', upstream=e(preview(step.upstream)))}</p>",
         ]
         if step.leaf is not None:
@@ -832,7 +836,9 @@ class BackwardStepper(anywidget.AnyWidget):
         if step is None:
             return {"targets": [], "prompts": [], "expected": [], "hint": ""}
         rules = self._text("stepper.quiz.rule_separator").join(self._rule_lines(step))
-        hint = self._text("stepper.quiz.hint", name=step.name, rules=rules, upstream=preview(step.upstream))
+        hint = self._text(
+            "stepper.quiz.hint", name=shortened(step.name), rules=rules, upstream=preview(step.upstream)
+        )
         if step.leaf is not None:
             hint += self._text("stepper.quiz.hint_leaf")
             return {"targets": [], "prompts": [], "expected": [], "hint": hint}
