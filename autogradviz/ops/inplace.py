@@ -88,7 +88,8 @@ def _write(t: Tensor, name: str, result: Tensor) -> None:
     if result.shape != t.shape:
         raise RuntimeError(  # PyTorch's sentence first, then which op
             f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(result.shape)} "
-            f"({name} writes its result into the tensor, whose shape cannot change)"
+            f"({name} writes its result, of shape {tuple(result.shape)}, into the tensor, whose shape "
+            f"{tuple(t.shape)} cannot change)"
         )
     if not np.can_cast(result._data.dtype, t._data.dtype, casting="same_kind"):
         raise RuntimeError(  # PyTorch's sentence first, then which op
