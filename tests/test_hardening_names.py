@@ -589,3 +589,19 @@ def test_clamp_saved_tensors_have_torchs_names():
     their = torch.tensor([1.0, -1.0], requires_grad=True).clamp(min=torch.tensor([0.0])).grad_fn
     assert node._saved_self is x and node._saved_min is low
     assert node._saved_max is None and their._saved_max is None
+
+
+def test_the_stepper_text_shows_long_names_cut_as_its_picture():
+    long = "encoder_" + "layer" * 2_000
+    net = nn.Sequential(OrderedDict([(long, nn.Linear(3, 4)), ("act", nn.Tanh())]))
+    x = agv.randn(2, 3)
+    stepper = agv.BackwardStepper(net(x).sum(), names={"x" * 5_000: x}, layers=True)
+    # the text a learner reads (the layer's key, which step_into() takes, and the picture's
+    # tooltips keep the whole name)
+    frames = stepper.frames + [f for d in stepper.details.values() for f in d["frames"]]
+    shown = [[f["title"], f["panel"], f["table"], f["quiz"]] for f in frames]
+    text = json.dumps([shown, [d["title"] for d in stepper.details.values()]], ensure_ascii=False)
+    assert long not in text and "x" * 5_000 not in text
+    label = shortened(f"{long} Linear(3, 4)")
+    assert any(label in frame["title"] for frame in stepper.frames)
+    assert shortened(f"{long}.weight") in stepper.frames[-1]["table"]

@@ -634,7 +634,7 @@ class BackwardStepper(anywidget.AnyWidget):
                 x_shape = tuple(np.shape(sent.value))
                 before = self._view.layer_of.get(sent.target)  # the layer that made this input
                 target = e(
-                    self._text("stepper.layer.output_of", layer=before.label)
+                    self._text("stepper.layer.output_of", layer=shortened(before.label))
                     if before is not None and sent.target is before.output
                     else self._target_label(sent)
                 )
