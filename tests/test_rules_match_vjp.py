@@ -30,7 +30,8 @@ import pytest
 
 import autogradviz as agv
 import autogradviz.nn.functional as F
-from autogradviz.core.graph import Node, node_classes
+from autogradviz.core.graph import Node
+from autogradviz.core.graph_api import node_classes
 from autogradviz.ops import numpy_math
 
 # -- the translator: rule text -> numpy expression -------------------------------------------------

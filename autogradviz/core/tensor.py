@@ -210,11 +210,10 @@ class Tensor:
                 hooks = []
                 self._set_extra("hooks", hooks)
         else:
-            node = self._grad_fn
-            hooks = node._extra("hooks")
-            if hooks is None:
-                hooks = []
-                node._set_extra("hooks", hooks)
+            extras = self._grad_fn._ensure_extras()
+            if extras.hooks is None:
+                extras.hooks = []
+            hooks = extras.hooks
         hooks.append(hook)
         return _HookHandle(hooks, hook)
 
@@ -236,7 +235,7 @@ class Tensor:
         value = None if value is None else str(value)
         self._set_extra("name", value)
         if self._grad_fn is not None:  # drawings find an intermediate's name on its node
-            self._grad_fn._set_extra("name", value)
+            self._grad_fn._ensure_extras().name = value
 
     # -- data ---------------------------------------------------------------------
 

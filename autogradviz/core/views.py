@@ -71,8 +71,8 @@ def rebase(t, grad_fn) -> None:
     t._grad_fn = grad_fn
     t._requires_grad = True
     if t._extra("retains_grad"):
-        if old_fn is not None:
-            old_fn._drop_extra("retained")
+        if old_fn is not None and old_fn._extras is not None:
+            old_fn._extras.retained = None
         grad_fn.retain_output(t)
 
 

@@ -604,8 +604,9 @@ def _mark_module(module: Module, starts: tuple, output) -> None:
         # is the input's, calling the module in a loop would grow its list forever
         if node in starts:
             continue
-        marks = node._extra("modules") or []
-        if any(m is module and s == starts for m, s in marks):
+        extras = node._ensure_extras()
+        if extras.modules is None:
+            extras.modules = []
+        if any(m is module and s == starts for m, s in extras.modules):
             continue  # the same call noted twice (an output returned twice) boxes the same ops
-        marks.append((module, starts))
-        node._set_extra("modules", marks)
+        extras.modules.append((module, starts))

@@ -20,7 +20,7 @@ from ..core import dtypes, random, views
 from ..core.creation import tensor
 from ..core.grad_mode import _state as _grad_state
 from ..core.grad_mode import check_inplace_allowed, no_grad
-from ..core.graph import Node
+from ..core.graph import OUTPUT, Node
 from ..core.record import record
 from ..core.tensor import Tensor, _make
 from . import arithmetic, pointwise
@@ -78,9 +78,24 @@ def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None, check_overla
             result = compute(t)
     _write(t, name, result)
     if recording and result._grad_fn is not None:
-        result._grad_fn.output_now_lives_in(t)
+        _output_now_lives_in(result._grad_fn, t)
         views.rebase(t, result._grad_fn)
     return t
+
+
+def _output_now_lives_in(node: Node, tensor: Tensor) -> None:
+    """The in-place op's result is written into `tensor`: what `node` saved of
+    its output is now that tensor's data, checked against that tensor's
+    version counter. Changing it again before backward then raises, as in
+    PyTorch, instead of going unnoticed (relu_, sigmoid_, ... save their output)."""
+    counter = tensor.version_counter()
+    saved, checks = list(node._saved), []
+    for position, source, watched, version in node._checks:
+        if source is OUTPUT:
+            saved[position] = tensor._data
+            watched, version = counter, counter.value
+        checks.append((position, source, watched, version))
+    node._saved, node._checks = tuple(saved), tuple(checks)
 
 
 def _write(t: Tensor, name: str, result: Tensor) -> None:
@@ -239,7 +254,7 @@ def _inplace_on_view(t: Tensor, name: str, compute) -> Tensor:
     result = compute(old)
     _write(t, name, result)  # into t's memory, which is the root's
     if result._grad_fn is not None:
-        result._grad_fn.output_now_lives_in(t)
+        _output_now_lives_in(result._grad_fn, t)
     # 2. the root's new history: CopySlices of its old history and the new value.
     #    Which positions of the root the view shows: replay the view ops on the
     #    numbers 0, 1, 2, ... laid out in the root's shape.
