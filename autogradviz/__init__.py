@@ -44,6 +44,7 @@ from .autograd.variable import (  # the typed tensor classes of PyTorch < 0.4
     LongTensor,
     ShortTensor,
 )
+from .backward_and_grad import grad
 from .compat.paddle_spellings import to_tensor  # agv.tensor under Paddle's name
 from .core.creation import (
     arange,
@@ -84,7 +85,7 @@ from .core.printing import set_printoptions
 from .core.random import Generator, default_generator, initial_seed, manual_seed, seed
 from .core.size import Size
 from .core.tensor import Tensor
-from .engine import BackwardStep, backward_steps, grad, topological_order
+from .engine import BackwardStep, backward_steps, topological_order
 from .finite_differences import GradcheckError, gradcheck, gradgradcheck
 from .ops import *  # noqa: F403
 from .ops.arithmetic import addmm
