@@ -15,7 +15,6 @@ half-way (a version-counter error, a bad hook) changes no `.grad` at all.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple
 
 import numpy as np
 
@@ -28,7 +27,7 @@ from .ops.broadcast import reduced_axes, sum_to
 from .ops.pointwise import clone
 
 
-class BackwardStep(NamedTuple):
+class BackwardStep:
     """What happened when the engine ran one node.
 
     - `index`: its place in the walk (0 is the node at the output);
@@ -41,15 +40,21 @@ class BackwardStep(NamedTuple):
     - `merges`: (input, before, new, after) where the receiving node already
       held gradient from another path, and the two were added.
 
-    Gradients are numpy arrays, or tensors when create_graph=True.
+    Gradients are numpy arrays, or tensors when create_graph=True. (A class with
+    `__slots__`, not a NamedTuple: one is made per node, and this is the quicker.)
     """
 
-    index: int
-    node: Node
-    grad: object
-    sent: tuple
-    reductions: list | None
-    merges: list | None
+    __slots__ = ("index", "node", "grad", "sent", "reductions", "merges")
+
+    def __init__(
+        self, index: int, node: Node, grad, sent: tuple, reductions: list | None, merges: list | None
+    ):
+        self.index = index
+        self.node = node
+        self.grad = grad
+        self.sent = sent
+        self.reductions = reductions
+        self.merges = merges
 
     @property
     def leaf(self) -> Tensor | None:
