@@ -1,12 +1,11 @@
 """The backward engine: one walk over the graph, shared by everything.
 
-`walk` visits the graph of backward nodes in topological order (each node only
-after every node that sends it gradient) and yields one `BackwardStep` per node
-it runs. It computes and writes nothing: `backward_steps` is backward() one
-step at a time, the walk and then the writes. `Tensor.backward()`, `agv.grad()`
-and the backward-stepper widget all consume this one walk: there is one engine.
-(Checking their arguments and choosing the gradient to start from is done
-above it, in backward_and_grad.py.)
+`walk` visits the backward nodes in topological order (each node only after
+every node that sends it gradient) and yields one `BackwardStep` per node it
+runs; it writes nothing. `backward_steps` is backward() one step at a time: the
+walk, then the writes. `Tensor.backward()`, `agv.grad()` and the backward
+stepper all consume this one walk. (Their argument checks, and the gradient
+each output starts from, are one layer up, in backward_and_grad.py.)
 
 Writes to `.grad` wait until the walk has finished, so a backward that fails
 half-way (a version-counter error, a bad hook) changes no `.grad` at all.
@@ -15,46 +14,30 @@ half-way (a version-counter error, a bad hook) changes no `.grad` at all.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from .core.grad_mode import _state as _grad_mode
+from .core.grad_mode import enable_grad
 from .core.graph import AccumulateGrad, Node, grad_node
 from .core.tensor import Tensor, _make
 from .ops import numpy_math, tensor_math
 from .ops._operands import QUIET_NUMPY
-from .ops.broadcast import reduced_axes, sum_to
+from .ops.broadcast import sum_to
 from .ops.pointwise import clone
 
 
+@dataclass(slots=True, eq=False)  # slots: one step is made per node, and this makes it quickly
 class BackwardStep:
-    """What happened when the engine ran one node.
+    """What happened when the engine ran one node. Gradients are numpy arrays,
+    or tensors when create_graph=True."""
 
-    - `index`: its place in the walk (0 is the node at the output);
-    - `node`: the backward node (`MulBackward0`, `AccumulateGrad`, ...);
-    - `grad`: the gradient that arrived at it ("upstream"), all paths summed;
-    - `sent`: what its `vjp` returned, one entry per input; an entry whose input
-      has no edge in `node.next_functions` (it needs no grad) goes nowhere;
-    - `reductions`: (input, shape before, shape after, axes) for each gradient
-      the engine summed down because the forward op had broadcast;
-    - `merges`: (input, before, new, after) where the receiving node already
-      held gradient from another path, and the two were added.
-
-    Gradients are numpy arrays, or tensors when create_graph=True. (A class with
-    `__slots__`, not a NamedTuple: one is made per node, and this is the quicker.)
-    """
-
-    __slots__ = ("index", "node", "grad", "sent", "reductions", "merges")
-
-    def __init__(
-        self, index: int, node: Node, grad, sent: tuple, reductions: list | None, merges: list | None
-    ):
-        self.index = index
-        self.node = node
-        self.grad = grad
-        self.sent = sent
-        self.reductions = reductions
-        self.merges = merges
+    index: int  # its place in the walk (0: the node at the output)
+    node: Node  # the backward node (MulBackward0, AccumulateGrad, ...)
+    grad: object  # the gradient that arrived at it ("upstream"), all paths summed
+    sent: tuple  # what its vjp returned, one per input (an input with no edge gets nothing)
+    reductions: list | None  # (input, shape before, shape after): summed down, as the op had broadcast
+    merges: list | None  # (input, before, new, after): another path's gradient was waiting, and added
 
     @property
     def leaf(self) -> Tensor | None:
@@ -133,9 +116,8 @@ def walk(
     outside it are skipped, and a node in it none of whose inputs is yields its
     gradient but runs no formula (agv.grad runs only what leads to its inputs).
 
-    numpy warns where a formula overflows or meets 0/0, where PyTorch gives inf
-    or nan silently: whoever runs the walk runs it inside `quiet_numpy()`, once
-    for the whole walk (a `with` per node would cost a microsecond a node).
+    Run it inside `quiet_numpy()`: once for the whole walk, as a `with` per node
+    would cost a microsecond a node.
     """
     __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     xp = tensor_math if create_graph else numpy_math
@@ -163,31 +145,21 @@ def walk(
             _release(node, dependencies, ready)
             yield BackwardStep(index, node, g, (), None, None)  # nothing below it was asked for
             continue
-        if create_graph:
-            grads = _call_vjp_recording(node, xp, g)
+        if create_graph:  # the formula on tensors, recorded: backward makes a graph of its own
+            with enable_grad():
+                grads = node.vjp(xp, g, *node.unpack_saved(as_tensors=True))
         else:  # the saved values are checked: not freed, not changed in place since
             grads = node.vjp(xp, g, *node.unpack_saved())
         reductions, merges = _send(node, grads, xp, waiting, dependencies, ready)
         yield BackwardStep(index, node, g, grads, reductions, merges)
 
 
-def _call_vjp_recording(node: Node, xp, g):
-    """create_graph=True: run the formula on tensors, with grad mode on, so
-    that the backward pass records a graph of its own."""
-    previous = _grad_mode.enabled
-    _grad_mode.enabled = True
-    try:
-        return node.vjp(xp, g, *node.unpack_saved(as_tensors=True))
-    finally:
-        _grad_mode.enabled = previous
-
-
 def _send(node: Node, grads, xp, waiting: dict, dependencies: dict, ready: list):
-    """Deliver each input's gradient to the node on its edge. Returns what the
-    stepper shows: the gradients summed down because the op had broadcast, and
-    the places where paths met and two gradients were added."""
+    """Deliver each input's gradient to the node on its edge, releasing that node
+    as `_release` does. Returns what the stepper shows: the gradients summed down
+    because the op had broadcast, and where two paths' gradients were added."""
     reductions = merges = None
-    facts = node._input_facts  # None when every input had the output's shape and dtype
+    facts = node._input_facts  # (shape, dtype) of each input; None if all are the output's
     for i, child in enumerate(node.edges):
         if child is None:
             continue
@@ -199,10 +171,8 @@ def _send(node: Node, grads, xp, waiting: dict, dependencies: dict, ready: list)
             continue
         if facts is not None:
             shape, dtype = facts[i]
-            if gi.shape != shape:
-                # the forward op broadcast this input: sum the gradient back to its shape
-                axes, _ = reduced_axes(gi.shape, shape)
-                reductions = (reductions or []) + [(i, gi.shape, shape, axes)]
+            if gi.shape != shape:  # the forward op broadcast this input: sum back to its shape
+                reductions = (reductions or []) + [(i, gi.shape, shape)]
                 gi = sum_to(xp, gi, shape)
             if _dtype_of(gi) != dtype:  # as PyTorch does: each input's gradient in its dtype
                 gi = xp.to(gi, dtype)
@@ -223,21 +193,22 @@ def _run_hooks(hooks: list, g, create_graph: bool):
     """Each hook sees the gradient in turn; one that returns a tensor replaces it.
     The checks and their messages are PyTorch's."""
     for hook in list(hooks):  # a hook may remove itself
-        result = hook(g if create_graph else _make(g))
+        given = g if create_graph else _make(g)
+        result = hook(given)
         if result is None:
             continue
         name = getattr(hook, "__name__", type(hook).__name__)
         if not isinstance(result, Tensor):
             raise TypeError(f"hook '{name}' must return a Tensor or None, not {type(result).__name__}")
-        if result.shape != g.shape:
+        if result.shape != given.shape:
             raise RuntimeError(
                 f"hook '{name}' has changed the size of value: it returned a gradient of "
-                f"shape {result.shape}, but the gradient has shape {tuple(g.shape)}"
+                f"shape {result.shape}, but the gradient has shape {tuple(given.shape)}"
             )
-        if result._data.dtype != _dtype_of(g):
+        if result._data.dtype != given._data.dtype:
             raise RuntimeError(
                 f"hook '{name}' has changed the type of value: it returned a gradient of "
-                f"dtype {result.dtype!r}, but the gradient has dtype {_make(np.empty(0, _dtype_of(g))).dtype!r}"
+                f"dtype {result.dtype!r}, but the gradient has dtype {given.dtype!r}"
             )
         g = result if create_graph else result._data
     return g
@@ -254,12 +225,11 @@ def backward_steps(
     accumulate: bool = True,
     only: set[Node] | None = None,
 ) -> Iterator[BackwardStep]:
-    """backward(), one step at a time: the walk's steps, and once the last has run,
-    what backward() writes. Consumed to the end, it adds each leaf's gradient into
-    its `.grad`, fills the `.grad` of tensors that retain_grad(), and (unless
-    retain_graph) frees what the nodes that ran had saved. With accumulate=False
-    it writes no `.grad` at all (the stepper records the walk this way, and
-    agv.grad() writes what it writes itself); `only` is passed on to the walk."""
+    """backward(), one step at a time: the walk's steps, then, once the last has
+    run, what backward() writes: each leaf's gradient added into its `.grad`, the
+    `.grad` of tensors that retain_grad(), and (unless retain_graph) what the nodes
+    that ran had saved is freed. With accumulate=False it writes no `.grad` (the
+    stepper records the walk so, and agv.grad() writes its own); `only` goes to the walk."""
     __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
     seeds = [g if create_graph else g._data for g in grad_tensors]
     leaf_steps: list[BackwardStep] = []
@@ -267,7 +237,7 @@ def backward_steps(
     ran: list[Node] = []
     for step in walk([grad_node(t) for t in tensors], seeds, create_graph, only):
         yield step
-        if step.sent:  # its formula ran (a node nothing was asked below, with `only`, sends nothing)
+        if step.sent:  # its formula ran (with `only`, a node nothing was asked below sends nothing)
             ran.append(step.node)
             if accumulate and step.node._meta is not None:  # only a node with extras retains
                 owner = retained_tensor(step.node)
@@ -294,11 +264,9 @@ def _accumulate(t: Tensor, g, create_graph: bool) -> None:
         # arriving gradient may be the caller's `gradient=` or a read-only view
         g = tensor_math.to(g, dtype) if g._data.dtype != dtype else g
         t._grad = clone(g) if existing is None else existing + g
-    elif existing is None:
-        # a copy: the array may be held elsewhere too (the caller's `gradient=`, what a
-        # hook kept, one array the walk sent to two leaves)
+    elif existing is None:  # a copy: the caller's `gradient=`, a hook or another leaf may hold g too
         t._grad = _make(np.array(g, dtype=dtype, copy=True))
-    elif not existing._data.flags.writeable:
+    elif not existing._data.flags.writeable:  # a read-only .grad (the learner's doing): add into a new one
         t._grad = _make(np.add(existing._data, g).astype(dtype, copy=False))
     else:
         np.add(existing._data, g, out=existing._data, casting="unsafe")

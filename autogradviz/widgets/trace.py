@@ -21,7 +21,7 @@ from .. import engine
 from ..backward_and_grad import backward, root_gradients
 from ..core.protocol import AUTOGRADVIZ, AutogradvizTensors, GraphNode, Namer, Sent, Step
 from ..ops import numpy_math
-from ..ops.broadcast import sum_to
+from ..ops.broadcast import reduced_axes, sum_to
 
 
 def _copy(x) -> np.ndarray | None:
@@ -105,8 +105,9 @@ def _sent(node: GraphNode, raw: engine.BackwardStep, namer: Namer) -> list[Sent]
         )
         value = product
         if i in reductions:
-            _, before_shape, after_shape, axes = reductions[i]
+            _, before_shape, after_shape = reductions[i]
             value = np.asarray(sum_to(numpy_math, product, after_shape))
+            axes, _ = reduced_axes(before_shape, after_shape)
             entry.reduced_axes, entry.shape_before = tuple(axes), tuple(before_shape)
         entry.value = _copy(value)
         if i in merges:
