@@ -9,9 +9,10 @@ for learning how backpropagation works.
 
 Reading order of the source (each package's docstring has its own): `ops/`,
 the formula sheet, starting at ops/arithmetic.py; `core/`, the tensor, the
-graph and `record()`; `engine.py`, the backward walk; then `nn/`, `optim.py`
-and `data.py` for training, `viz/` for drawings and `widgets/` for the
-stepper. See the README's "Reading the source".
+graph and `record()`; `engine.py`, the backward walk, and `backward_and_grad.py`,
+`backward()` and `grad()` over it; then `nn/`, `optim.py` and `data.py` for
+training, `viz/` for drawings and `widgets/` for the stepper. See the README's
+"Reading the source".
 """
 
 import importlib as _importlib
