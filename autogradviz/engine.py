@@ -27,7 +27,7 @@ from .ops.broadcast import sum_to
 from .ops.pointwise import clone
 
 
-@dataclass(slots=True, eq=False)  # slots: one step is made per node, and this makes it quickly
+@dataclass(slots=True, eq=False)  # slots: one is made per node, quickly; eq=False: steps hold arrays
 class BackwardStep:
     """What happened when the engine ran one node. Gradients are numpy arrays,
     or tensors when create_graph=True."""
