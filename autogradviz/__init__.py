@@ -9,9 +9,10 @@ for learning how backpropagation works.
 
 Reading order of the source (each package's docstring has its own): `ops/`,
 the formula sheet, starting at ops/arithmetic.py; `core/`, the tensor, the
-graph and `record()`; `engine.py`, the backward walk; then `nn/`, `optim.py`
-and `data.py` for training, `viz/` for drawings and `widgets/` for the
-stepper. See the README's "Reading the source".
+graph and `record()`; `engine.py`, the backward walk, and `backward_and_grad.py`,
+`backward()` and `grad()` over it; then `nn/`, `optim.py` and `data.py` for
+training, `viz/` for drawings and `widgets/` for the stepper. See the README's
+"Reading the source".
 """
 
 import importlib as _importlib
@@ -44,6 +45,7 @@ from .autograd.variable import (  # the typed tensor classes of PyTorch < 0.4
     LongTensor,
     ShortTensor,
 )
+from .backward_and_grad import grad
 from .compat.paddle_spellings import to_tensor  # agv.tensor under Paddle's name
 from .core.creation import (
     arange,
@@ -84,7 +86,7 @@ from .core.printing import set_printoptions
 from .core.random import Generator, default_generator, initial_seed, manual_seed, seed
 from .core.size import Size
 from .core.tensor import Tensor
-from .engine import BackwardStep, backward_steps, grad, topological_order
+from .engine import BackwardStep, backward_steps, topological_order
 from .finite_differences import GradcheckError, gradcheck, gradgradcheck
 from .ops import *  # noqa: F403
 from .ops.arithmetic import addmm

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from . import engine
+from .backward_and_grad import grad
 from .core.grad_mode import enable_grad, no_grad
 from .core.tensor import Tensor, _make
 
@@ -123,7 +123,7 @@ def _analytic_jacobian(out: Tensor, wrt: list[Tensor]) -> list[np.ndarray]:
         seed[row] = 1.0
         if not out._requires_grad:
             continue
-        grads = engine.grad(out, wrt, _make(seed.reshape(out.shape)), retain_graph=True, allow_unused=True)
+        grads = grad(out, wrt, _make(seed.reshape(out.shape)), retain_graph=True, allow_unused=True)
         for column, g in enumerate(grads):
             if g is not None:
                 jac[column][row] = g._data.reshape(-1)
@@ -206,7 +206,7 @@ def gradgradcheck(
             wrt = [x for x in xs if isinstance(x, Tensor) and x._requires_grad]
             if not outs:
                 return ()
-            grads = engine.grad(outs, wrt, list(vs), create_graph=True, allow_unused=True)
+            grads = grad(outs, wrt, list(vs), create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     try:

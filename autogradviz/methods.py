@@ -6,7 +6,7 @@ operators (`+`, `@`, `x[i]`, ...) that Python maps to them.
 
 from __future__ import annotations
 
-from . import engine, ops
+from . import backward_and_grad, ops
 from .core import device as _device
 from .core import dtypes
 from .core.tensor import Tensor
@@ -100,7 +100,7 @@ def _backward(self, gradient=None, retain_graph=None, create_graph: bool = False
     """Compute the gradient of this tensor with respect to every leaf that
     requires grad, and add it into their `.grad`."""
     __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
-    engine.backward([self], None if gradient is None else [gradient], retain_graph, create_graph)
+    backward_and_grad.backward([self], None if gradient is None else [gradient], retain_graph, create_graph)
 
 
 _METHODS = {

@@ -146,6 +146,7 @@ LAYER_OF = {
     "ops": 1,
     "engine": 2,
     "linalg": 2,
+    "backward_and_grad": 3,  # backward() and grad(): argument checks and seeds, above the walk
     "methods": 3,
     "compat": 3,  # other libraries' spellings, attached to Tensor from outside the core
     "finite_differences": 3,

@@ -68,6 +68,12 @@ CASES = [
     ("backward without grad", "lib.ones(2).sum().backward()", "whole"),
     ("backward of a computed tensor without grad", "x = lib.ones(2); (x * 2).sum().backward()", "whole"),
     ("retain_grad without grad", "lib.ones(2).retain_grad()", "whole"),
+    # hooks (engine.py, _run_hooks)
+    (
+        "hook changes the size",
+        "x = lib.ones(2, requires_grad=True); y = x * 1; y.register_hook(lambda g: lib.ones(3)); y.sum().backward()",
+        "whole",
+    ),
     ("hook without grad", "lib.ones(2).register_hook(lambda g: g)", "whole"),
     ("grad.zero_() before backward", "x = lib.ones(2, requires_grad=True); x.grad.zero_()", "whole"),
     # leaving the tensor
@@ -129,6 +135,16 @@ DIFFERENT = [
         "sentence",
     ),
     ("mean of ints", "lib.tensor([1, 2]).mean()", "whole"),  # ops/reductions.py
+    (  # engine.py, _run_hooks: torch adds "(was torch.FloatTensor got torch.DoubleTensor)"
+        "hook changes the dtype",
+        "x = lib.ones(2, requires_grad=True); y = x * 1; y.register_hook(lambda g: g.double()); y.sum().backward()",
+        "whole",
+    ),
+    (  # engine.py, _run_hooks: torch says "expected Variable, but hook returned 'int'"
+        "hook returns a number",
+        "x = lib.ones(2, requires_grad=True); y = x * 1; y.register_hook(lambda g: 3); y.sum().backward()",
+        "whole",
+    ),
 ]
 
 

@@ -3,7 +3,8 @@
     (dx,) = agv.autograd.grad(y, x)   # same as agv.grad(y, x)
     agv.autograd.backward(y)           # same as y.backward()
 
-Both are the engine's own functions (see engine.py), not a second implementation.
+Both are the library's own functions (backward_and_grad.py), which run the engine's
+one walk (engine.py), not a second implementation.
 
 Reading order: this file; `function.py`, custom Functions with their own
 backward; `functional.py`, jacobian, hessian, vjp and jvp built on `grad`;
@@ -12,8 +13,8 @@ them (`y.grad_fn._saved_self`); `profiler.py`, which ops ran; `variable.py`,
 the old `Variable` (today a tensor).
 """
 
+from ..backward_and_grad import backward, grad
 from ..core.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
-from ..engine import backward, grad
 from ..finite_differences import GradcheckError, gradcheck, gradgradcheck
 from . import function, functional, graph, profiler, saved_names  # saved_names attaches Node's `_saved_*`
 from .function import Function, FunctionCtx, once_differentiable

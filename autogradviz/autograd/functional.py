@@ -1,5 +1,5 @@
 """`agv.autograd.functional`: Jacobians, Hessians and their products with a vector,
-as PyTorch's `torch.autograd.functional`, all built on `agv.grad` (engine.py).
+as PyTorch's `torch.autograd.functional`, all built on `agv.grad` (backward_and_grad.py).
 
     def exp_reducer(x):
         return x.exp().sum(dim=1)
@@ -33,10 +33,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..backward_and_grad import grad
 from ..core.creation import zeros, zeros_like
 from ..core.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..core.tensor import Tensor
-from ..engine import grad
 from ..ops import stack
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]

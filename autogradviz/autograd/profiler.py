@@ -355,8 +355,7 @@ def _timed_walk(walk, prof: profile):
     def timed(*args, **kwargs):
         prof._mark()  # the work before backward was called is not the first node's
         for step in walk(*args, **kwargs):
-            node = step.node if isinstance(step, engine.BackwardStep) else step
-            prof._on_node(node.name())
+            prof._on_node(step.node.name())
             yield step
 
     return timed

@@ -41,7 +41,7 @@ class Tensor:
 
     # May backward() start from a gradient of ones when this tensor holds more than
     # one number? PyTorch says no: "grad can be implicitly created only for scalar
-    # outputs" (engine.root_gradients). A subclass that follows another library's
+    # outputs" (backward_and_grad.root_gradients). A subclass that follows another library's
     # rule says yes by setting this to True.
     implicit_grad_any_shape = False
 

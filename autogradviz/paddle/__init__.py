@@ -43,7 +43,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import engine, ops, serialization
+from .. import backward_and_grad, engine, ops, serialization
 from ..core import creation, dtypes
 from ..core import random as _random
 from ..core import record as _record
@@ -257,7 +257,7 @@ def grad(
     # retain_grad(), which agv.grad fills as PyTorch's does, so put those back after.
     kept = _retained_grads(outs)
     try:
-        result = engine.grad(outs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
+        result = backward_and_grad.grad(outs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
     finally:
         for t, before in kept:
             t._grad = before

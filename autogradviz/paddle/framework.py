@@ -15,7 +15,7 @@ PyTorch's rules:
   `retain_grad()` (`paddle_result`, installed as record()'s result hook by
   autogradviz.paddle: core/record.py, `set_result_hook`);
 - `backward()` starts from ones when the output is not a scalar, where
-  PyTorch raises (`implicit_grad_any_shape`, which engine.py's
+  PyTorch raises (`implicit_grad_any_shape`, which backward_and_grad.py's
   `root_gradients` asks of the output);
 - `t.grad` is, as in Paddle 2.0.x, the alias of `t.gradient()`: a numpy
   copy, so `print(x.grad)` shows `[2. 4. 6.]`;

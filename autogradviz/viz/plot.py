@@ -19,10 +19,10 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from ..backward_and_grad import grad
 from ..core.creation import tensor, zeros_like
 from ..core.dtypes import float64
 from ..core.tensor import Tensor
-from ..engine import grad
 
 
 class InlineFigure(Figure):

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import engine
-from ..core.protocol import AutogradvizTensors, GraphNode, Namer, Sent, Step
+from ..backward_and_grad import backward, root_gradients
+from ..core.protocol import AUTOGRADVIZ, AutogradvizTensors, GraphNode, Namer, Sent, Step
 from ..ops import numpy_math
-from ..ops.broadcast import sum_to
+from ..ops.broadcast import reduced_axes, sum_to
 from ..viz.user_text import shortened
 
 
@@ -42,7 +43,7 @@ def record(root, gradient=None, names: Mapping | None = None) -> list[Step]:
 
 def _seed(root, gradient):
     """The gradient the walk starts from at `root`: given, or 1 for a scalar."""
-    (seed,) = engine.root_gradients([root], [] if gradient is None else [gradient], False, "BackwardStepper")
+    (seed,) = root_gradients([root], [] if gradient is None else [gradient], False, "BackwardStepper")
     return seed
 
 
@@ -55,8 +56,10 @@ def _recorded(root, seed, names: Mapping | None) -> list[Step]:
             step = Step(raw.index, node, _copy(raw.grad), named_rules=named_rules(node, namer))
             if node.variable is not None:
                 step.leaf = node.variable
-                # the leaf's .grad: the learner's, which zero_() may change later
-                step.leaf_before = None if raw.leaf_grad_before is None else np.array(raw.leaf_grad_before)
+                # the leaf's .grad before this backward (the walk writes nothing): the
+                # learner's, which zero_() may change later, so a copy
+                before = AUTOGRADVIZ.grad(step.leaf)
+                step.leaf_before = None if before is None else np.array(before)
                 step.leaf_after = (
                     step.upstream if step.leaf_before is None else step.leaf_before + step.upstream
                 )
@@ -77,7 +80,7 @@ def _record_backward(
 
 def _backward(reader: AutogradvizTensors, root, gradient=None) -> None:
     """The graph protocol's backward for autogradviz's own tensors: the engine's, keeping the graph."""
-    engine.backward([root], None if gradient is None else [gradient], retain_graph=True)
+    backward([root], None if gradient is None else [gradient], retain_graph=True)
 
 
 # the half of the graph protocol that needs the engine (core/protocol.py cannot import it)
@@ -103,8 +106,9 @@ def _sent(node: GraphNode, raw: engine.BackwardStep, namer: Namer) -> list[Sent]
         )
         value = product
         if i in reductions:
-            _, before_shape, after_shape, axes = reductions[i]
+            _, before_shape, after_shape = reductions[i]
             value = np.asarray(sum_to(numpy_math, product, after_shape))
+            axes, _ = reduced_axes(before_shape, after_shape)
             entry.reduced_axes, entry.shape_before = tuple(axes), tuple(before_shape)
         entry.value = _copy(value)
         if i in merges:
