@@ -31,16 +31,19 @@ from ... import ops
 from ...core import dtypes
 from ...nn import init as _init
 from ...nn.parameter import Parameter
-from ..framework import mark
+from ..framework import PaddleTensor, mark
 from . import functional
 
 
 class Layer(_agv_nn.Module):
     """Paddle's base class of layers: agv.nn.Module, whose parameters are Paddle tensors."""
 
+    # the release of the parameters it makes (autogradviz.paddle.v2_0.nn: PaddleTensor20)
+    tensor_flavour: type = PaddleTensor
+
     def register_parameter(self, name: str, param) -> None:
         if param is not None:
-            mark(param)
+            mark(param, self.tensor_flavour)
         super().register_parameter(name, param)
 
     def create_parameter(
@@ -55,7 +58,7 @@ class Layer(_agv_nn.Module):
                 "parameter afterwards, e.g. with autogradviz.nn.init.normal_(p, 0, 0.02)"
             )
         target = dtypes.to_dtype(dtype) if dtype is not None else dtypes.float32
-        p = mark(Parameter(np.zeros([int(n) for n in shape], target.numpy)))
+        p = mark(Parameter(np.zeros([int(n) for n in shape], target.numpy)), self.tensor_flavour)
         if not is_bias:
             _init.xavier_uniform_(p)
         return p
