@@ -20,6 +20,7 @@ import autogradviz.paddle.v2_0 as paddle20
 def torch():
     return pytest.importorskip("torch")
 
+
 # -- the version choice: .grad, the repr, dtypes, 0-d --------------------------------
 
 
@@ -39,7 +40,7 @@ def test_grad_is_a_tensor_from_2_1_on_and_numpy_gives_the_array(torch):
     assert isinstance(x.grad, paddle.Tensor) and isinstance(x.grad, paddle.framework.PaddleTensor)
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy())
     np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy())
-    assert "Tensor x's grad is: {}".format(x.grad) == (
+    assert f"Tensor x's grad is: {x.grad}" == (
         "Tensor x's grad is: Tensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=False,\n"
         "       [2., 4., 6.])"
     )
@@ -148,3 +149,141 @@ def test_grad_outputs_with_a_none_entry_starts_that_output_from_ones(torch):
     (dx0,) = paddle20.grad([x0 * x0, x0 * 3], [x0], grad_outputs=[None, paddle20.to_tensor([1.0, 0.5, 2.0])])
     np.testing.assert_allclose(dx0.numpy(), tdx.numpy())
     assert "place=CPUPlace" in repr(dx0)
+
+
+# -- the creation and math functions tutorials call ---------------------------------
+
+
+def test_normal_uniform_linspace_with_paddles_signatures_and_float32(torch):
+    """Paddle 2.6 API docs (paddlepaddle.org.cn/documentation/docs/en/2.6/api/paddle/):
+    normal(mean=0.0, std=1.0, shape=None), uniform(shape, dtype=None, min=-1.0,
+    max=1.0, seed=0), linspace(start, stop, num, dtype=None): float32 by default."""
+    paddle.seed(0)
+    n = paddle.normal(shape=[2000])
+    assert n.dtype == agv.float32 and n.shape == [2000]
+    assert abs(float(n.numpy().mean())) < 0.1 and abs(float(n.numpy().std()) - 1) < 0.1
+    m = paddle.normal(mean=paddle.to_tensor([0.0, 100.0]), std=paddle.to_tensor([1e-6, 1e-6]))
+    np.testing.assert_allclose(m.numpy(), [0.0, 100.0], atol=1e-3)
+    u = paddle.uniform([4000])
+    assert u.dtype == agv.float32 and -1 <= u.numpy().min() and u.numpy().max() < 1 and u.numpy().min() < -0.9
+    u2 = paddle.uniform([3], dtype="float64", min=2.0, max=3.0, seed=7)
+    assert u2.dtype == agv.float64 and ((2 <= u2.numpy()) & (u2.numpy() < 3)).all()
+    assert (
+        u2.numpy().tolist() == paddle.uniform([3], dtype="float64", min=2.0, max=3.0, seed=7).numpy().tolist()
+    )
+    with pytest.raises(ValueError, match=r"paddle.uniform: min \(1\) must be less than max \(0\)"):
+        paddle.uniform([2], min=1, max=0)
+    lin = paddle.linspace(0, 1, 5)
+    assert lin.dtype == agv.float32 and lin.stop_gradient is True
+    np.testing.assert_allclose(lin.numpy(), torch.linspace(0, 1, 5).numpy())
+
+
+def test_dot_mm_meshgrid_sinh_cosh_against_torch(torch):
+    """Paddle 2.6 API docs: dot of 1-d tensors is 0-d, of 2-d [N, M] tensors one
+    inner product per row, shape [N]; meshgrid returns a list, 'ij' indexing."""
+    a, b = [1.0, 2.0, 3.0], [4.0, -5.0, 6.0]
+    x, y = paddle.to_tensor(a, stop_gradient=False), paddle.to_tensor(b, stop_gradient=False)
+    tx, ty = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    d = paddle.dot(x, y)
+    td = torch.dot(tx, ty)
+    assert d.shape == [] and d.item() == td.item()
+    d.backward()
+    td.backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy())
+    assert paddle20.dot(paddle20.to_tensor(a), paddle20.to_tensor(b)).shape == [1]
+    rows = paddle.dot(paddle.to_tensor([a, b]), paddle.to_tensor([b, a]))
+    np.testing.assert_allclose(rows.numpy(), (torch.tensor([a, b]) * torch.tensor([b, a])).sum(-1).numpy())
+    m1, m2 = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4)
+    np.testing.assert_allclose(
+        paddle.mm(paddle.to_tensor(m1), paddle.to_tensor(m2)).numpy(),
+        torch.mm(torch.tensor(m1), torch.tensor(m2)).numpy(),
+    )
+    gx, gy = paddle.meshgrid(paddle.to_tensor([1, 2, 3]), paddle.to_tensor([4, 5]))
+    tgx, tgy = torch.meshgrid(torch.tensor([1, 2, 3]), torch.tensor([4, 5]), indexing="ij")
+    assert gx.numpy().tolist() == tgx.tolist() and gy.numpy().tolist() == tgy.tolist()
+    assert [t.shape for t in paddle.meshgrid([paddle.to_tensor([1, 2, 3]), paddle.to_tensor([4, 5])])] == [
+        [3, 2]
+    ] * 2
+    v = paddle.to_tensor([-1.0, 0.5, 2.0], stop_gradient=False)
+    tv = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    (paddle.sinh(v) + paddle.cosh(v)).sum().backward()
+    (torch.sinh(tv) + torch.cosh(tv)).sum().backward()
+    np.testing.assert_allclose(v.grad.numpy(), tv.grad.numpy(), rtol=1e-6)
+
+
+def test_maximum_values_as_torch_and_a_tie_gives_y_the_gradient(torch):
+    """Values and off-tie gradients as torch.maximum. At a tie Paddle gives the whole
+    gradient to y (paddle/phi/kernels/funcs/elementwise_functor.h: MaxGradDx = dout *
+    (x > y), MaxGradDy = dout * (x <= y)); PyTorch splits it, 0.5 each."""
+    a, b = [[1.0, 5.0, 2.0]], [[3.0], [2.0]]
+    x, y = paddle.to_tensor(a, stop_gradient=False), paddle.to_tensor(b, stop_gradient=False)
+    tx, ty = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    out, tout = paddle.maximum(x, y), torch.maximum(tx, ty)
+    np.testing.assert_allclose(out.numpy(), tout.detach().numpy())
+    x2, y2 = (
+        paddle.to_tensor([[1.0, 5.0, 2.5]], stop_gradient=False),
+        paddle.to_tensor(b, stop_gradient=False),
+    )
+    tx2, ty2 = torch.tensor([[1.0, 5.0, 2.5]], requires_grad=True), torch.tensor(b, requires_grad=True)
+    paddle.maximum(x2, y2).sum().backward()
+    torch.maximum(tx2, ty2).sum().backward()  # no ties here: the same gradients
+    np.testing.assert_allclose(x2.grad.numpy(), tx2.grad.numpy())
+    np.testing.assert_allclose(y2.grad.numpy(), ty2.grad.numpy())
+    p, q = paddle.to_tensor([2.0], stop_gradient=False), paddle.to_tensor([2.0], stop_gradient=False)
+    paddle.maximum(p, q).backward()
+    assert p.grad.numpy().tolist() == [0.0] and q.grad.numpy().tolist() == [1.0]
+
+
+# -- nn.Layer and paddle.io -----------------------------------------------------------
+
+
+def test_layer_methods_tutorials_use(torch):
+    """Paddle 2.6 API docs of paddle.nn.Layer: add_sublayer returns the sublayer,
+    named_sublayers leaves out the layer itself unless include_self=True,
+    create_parameter makes a parameter (stop_gradient False), set_state_dict loads."""
+
+    class Net(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = self.add_sublayer("fc", paddle.nn.Linear(2, 3))
+            self.w = self.create_parameter([3, 1])
+            self.add_parameter("b", self.create_parameter([1], is_bias=True))
+
+        def forward(self, x):
+            return paddle.matmul(self.fc(x), self.w) + self.b
+
+    net = Net()
+    assert isinstance(net.fc, paddle.nn.Linear) and net.w.stop_gradient is False
+    assert [n for n, _ in net.named_sublayers()] == ["fc"]
+    assert [n for n, _ in net.named_sublayers(include_self=True)] == ["", "fc"]
+    assert net.sublayers() == [net.fc]
+    assert sorted(n for n, _ in net.named_parameters()) == ["b", "fc.bias", "fc.weight", "w"]
+    assert len(net.parameters()) == 4
+    other = Net()
+    other.set_state_dict(net.state_dict())
+    x = paddle.to_tensor([[1.0, 2.0]])
+    np.testing.assert_allclose(other(x).numpy(), net(x).numpy())
+    # the same net in torch: Paddle's Linear weight is [in, out], torch's [out, in]
+    tw = {k: torch.tensor(v.numpy()) for k, v in net.state_dict().items()}
+    tx = torch.tensor([[1.0, 2.0]])
+    np.testing.assert_allclose(
+        net(x).numpy(), ((tx @ tw["fc.weight"] + tw["fc.bias"]) @ tw["w"] + tw["b"]).numpy(), rtol=1e-6
+    )
+
+
+def test_dataloader_is_callable_as_paddle_code_writes_it():
+    """python/paddle/io/reader.py: DataLoader.__call__ returns self.__iter__(), so
+    `for X, y in train_iter():` works (d2l's Paddle edition writes it so)."""
+    features = paddle.to_tensor(np.arange(10.0, dtype=np.float32).reshape(5, 2))
+    labels = paddle.to_tensor(np.arange(5))
+    train_iter = paddle.io.DataLoader(paddle.io.TensorDataset([features, labels]), batch_size=2)
+    batches = [(X.numpy().tolist(), y.numpy().tolist()) for X, y in train_iter()]
+    assert batches == [
+        (list(map(list, b[0])), b[1])
+        for b in [([[0, 1], [2, 3]], [0, 1]), ([[4, 5], [6, 7]], [2, 3]), ([[8, 9]], [4])]
+    ]
+    assert batches == [(X.numpy().tolist(), y.numpy().tolist()) for X, y in train_iter]
+    X, _ = next(iter(train_iter()))
+    assert "place=Place(cpu)" in repr(X)
+    X0, _ = next(paddle20.io.DataLoader(paddle20.io.TensorDataset([features, labels]), batch_size=2)())
+    assert "place=CPUPlace" in repr(X0)

@@ -441,9 +441,11 @@ def cosh(x: Tensor) -> Tensor:
 
 
 def maximum(x: Tensor, y: Tensor) -> Tensor:
-    """The larger of x and y, elementwise, broadcast. Where they tie, the gradient
-    is split equally between them, as PyTorch does."""
-    return ops.maximum(x, y)
+    """The larger of x and y, elementwise, broadcast. Where they tie, the whole
+    gradient goes to y, as in Paddle's kernel (paddle/phi/kernels/funcs/
+    elementwise_functor.h: MaxGradDx is dout * (x > y), MaxGradDy dout * (x <= y));
+    PyTorch splits it equally. So it is drawn as the where() it is."""
+    return ops.where(ops.gt(x, y), x, y)
 
 
 def dot(x: Tensor, y: Tensor) -> Tensor:
