@@ -1,4 +1,4 @@
-"""autogradviz.paddle: Paddle 2.0's dynamic graph on autogradviz's engine.
+"""autogradviz.paddle.v2_0: Paddle 2.0.1's dynamic graph on autogradviz's engine (the 2.x default: test_paddle_2x.py).
 
 Values and gradients are checked against PyTorch (the same math: Paddle's
 non-scalar backward is PyTorch's backward with a gradient of ones, and
@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import autogradviz as agv
-import autogradviz.paddle as paddle
-import autogradviz.paddle.nn.functional as F
-from autogradviz.paddle.vision.models import vgg11
+import autogradviz.paddle.v2_0 as paddle
+import autogradviz.paddle.v2_0.nn.functional as F
+from autogradviz.paddle.v2_0.vision.models import vgg11
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import autogradviz as agv
-import autogradviz.paddle
+import autogradviz.paddle.v2_0
 
 PADDLE_MODULES = ["", ".nn", ".nn.functional", ".optimizer", ".vision", ".vision.models", ".io"]
 
@@ -33,7 +33,7 @@ PADDLE_MODULES = ["", ".nn", ".nn.functional", ".optimizer", ".vision", ".vision
 def as_paddle(monkeypatch):
     """`import paddle` gives autogradviz.paddle, during this test only."""
     for suffix in PADDLE_MODULES:
-        module = importlib.import_module("autogradviz.paddle" + suffix)
+        module = importlib.import_module("autogradviz.paddle.v2_0" + suffix)
         monkeypatch.setitem(sys.modules, "paddle" + suffix, module)
     agv.manual_seed(0)
 
@@ -106,7 +106,7 @@ def test_section_2_vgg11_forward_backward_adam_step(as_paddle):
     assert run(BLOCK_STEP, ns) == ""
     elapsed = time.perf_counter() - start
 
-    assert isinstance(model, autogradviz.paddle.vision.models.VGG)
+    assert isinstance(model, autogradviz.paddle.v2_0.vision.models.VGG)
     assert label.shape == (1,) and label.dtype == agv.int64 and 0 <= label.item() < 1000
     assert predicts.shape == (1, 1000)
     # the loss: shape [1] (Paddle 2.0 has no 0-d tensors), -log softmax(predicts)[label]

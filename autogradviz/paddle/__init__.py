@@ -1,4 +1,4 @@
-"""`autogradviz.paddle`: Paddle 2.0's dynamic graph, on autogradviz's engine.
+"""`autogradviz.paddle`: Paddle 2.x's dynamic graph, on autogradviz's engine.
 
     import autogradviz.paddle as paddle
     import autogradviz.paddle.nn.functional as F
@@ -7,10 +7,20 @@
     x = paddle.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
     z = x ** 2
     z.backward()             # a non-scalar output: Paddle starts from ones
-    print(x.grad)            # [2. 4. 6.]: Paddle 2.0's .grad is a numpy array
+    print(x.grad.numpy())    # [2. 4. 6.]: from Paddle 2.1 on, .grad is a Tensor
 
-Code from Paddle 2.0's tutorials runs here unchanged, printing what Paddle
-2.0.1 prints. The tensors are autogradviz's own, computed by the same ops
+Code written for Paddle 2.x (what Paddle's documentation and current
+tutorials use: 2.6, the last 2.x release) runs here unchanged. Code written
+for Paddle 2.0.1, where `.grad` was a numpy array, imports the version
+namespace instead, one line, and prints what 2.0.1 printed:
+
+    import autogradviz.paddle.v2_0 as paddle      # print(x.grad) -> [2. 4. 6.]
+
+(Why a namespace and not a switch: the README's Paddle section.) The two
+differ only in what their tensors print and in 0-d results (framework.py's
+table); each tensor carries its release in its class.
+
+The tensors are autogradviz's own, computed by the same ops
 and differentiated by the same backward walk (engine.py) as PyTorch-style
 code; drawings (`agv.draw`) and the stepper work on them. What differs is
 Paddle's rules, which a Paddle tensor's class, `PaddleTensor`, brings
@@ -21,9 +31,10 @@ Paddle's rules, which a Paddle tensor's class, `PaddleTensor`, brings
 - `backward()` on a non-scalar output seeds a gradient of ones;
 - every tensor keeps its gradient, intermediate ones too (`c.grad` after
   `e.backward()`, where PyTorch needs `c.retain_grad()`);
-- `.grad` is a numpy array (Paddle 2.0.x; 2.1 made it a Tensor);
-- no 0-d tensors: `to_tensor(2.0)`, `paddle.sum(x)` and a mean loss have shape [1];
-- Paddle's repr: `Tensor(shape=[3], dtype=float32, place=CPUPlace, stop_gradient=False, ...)`.
+- `.grad` is a Tensor (2.0.x: a numpy array);
+- `to_tensor(2.0)`, `paddle.sum(x)` and a mean loss are 0-d (2.0.x: shape [1]);
+- Paddle's repr: `Tensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=False, ...)`
+  (2.0.x: `place=CPUPlace`).
 
 Reading order: framework.py (the Paddle tensor class, its methods and its
 repr), this file (making tensors, and the math functions with Paddle's
@@ -31,7 +42,7 @@ argument names), nn/ (layers and `nn.functional`), optimizer.py,
 vision/models.py, io.py.
 
 Paddle's spellings of the facts about a tensor: `x.dtype` (and `paddle.float32`)
-prints `VarType.FP32`, as Paddle 2.0's enum does, and equals `agv.float32`;
+prints `paddle.float32` (2.0: `VarType.FP32`, its enum) and equals `agv.float32`;
 `x.shape` is a list, `[2, 3]` (it also equals the tuple `(2, 3)`: see
 framework.Shape).
 """
@@ -48,7 +59,9 @@ from ..core import creation, dtypes
 from ..core import random as _random
 from ..core import record as _record
 from ..core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ..core.random import Generator
 from ..core.tensor import Tensor, as_array
+from ..ops import sampling as _sampling
 from . import framework, io, nn, optimizer, vision
 from .framework import as_one_element, mark
 
@@ -61,16 +74,17 @@ __all__ = [
     "zeros_like", "ones_like", "full_like", "eye", "seed", "grad", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "add_n", "sum", "mean", "max", "min", "matmul",
     "reshape", "add", "subtract", "multiply", "divide", "pow", "exp", "log", "sqrt", "abs",
-    "tanh", "sin", "cos", "concat", "stack", "transpose", "flatten", "squeeze", "unsqueeze", "argmax",
+    "tanh", "sin", "cos", "sinh", "cosh", "maximum", "dot", "mm", "normal", "uniform", "linspace",
+    "meshgrid", "concat", "stack", "transpose", "flatten", "squeeze", "unsqueeze", "argmax",
     "clip", "save", "load", "is_tensor", "set_device", "get_device", "disable_static", "in_dynamic_mode",
     "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool", "nn", "optimizer", "vision", "io",
     "framework",
 ]  # fmt: skip
 
-# the release whose rules and printed output this module follows (the tutorial prints it)
-__version__ = "2.0.1"
+# the release whose rules and printed output this module follows (v2_0: "2.0.1")
+__version__ = "2.6.0"
 
-# Paddle's dtypes print as Paddle 2.0's enum, VarType.FP32, and equal agv's (framework.VarType)
+# Paddle's dtypes print paddle.float32 and equal agv's (framework.VarType)
 float32 = framework.paddle_dtype(dtypes.float32)
 float64 = framework.paddle_dtype(dtypes.float64)
 int8 = framework.paddle_dtype(dtypes.int8)
@@ -106,13 +120,11 @@ def _shape(shape, op: str) -> tuple[int, ...]:
 
 def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tensor:
     """A new Paddle tensor holding a copy of `data`; `stop_gradient=True` (the
-    default) means no gradient is computed for it. A number gives shape [1]:
-    Paddle 2.0 has no 0-d tensors. `place` is accepted and ignored (CPU only)."""
+    default) means no gradient is computed for it. A number gives a 0-d tensor
+    (Paddle 2.5 on; 2.0 gave shape [1]). `place` is accepted and ignored (CPU only)."""
     if place is not None and "cpu" not in str(place).lower():
         raise RuntimeError(f"paddle.to_tensor: autogradviz computes on the CPU only, not on {place}")
     array = as_array(data, _dtype(dtype))
-    if array.ndim == 0:
-        array = array.reshape(1)
     t = creation._finish(array, False)
     t.stop_gradient = stop_gradient  # the setter refuses a gradient for integers, naming the dtype
     return mark(t)
@@ -169,6 +181,42 @@ def arange(start=0, end=None, step=1, dtype=None) -> Tensor:
 
 def eye(num_rows: int, num_columns: int | None = None, dtype=None) -> Tensor:
     return mark(creation.eye(num_rows, num_columns, dtype=_dtype(dtype)))
+
+
+def normal(mean=0.0, std=1.0, shape=None, name=None) -> Tensor:
+    """Normal samples (Paddle 2.x's paddle.normal): with numbers, a float32 tensor
+    of `shape`; with a Tensor mean or std, one draw per element, of its shape
+    (`shape` is then ignored, as Paddle's docs say)."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        return mark(_sampling.normal(mean, std))
+    size = _shape(shape if shape is not None else [1], "normal")
+    return mark(_sampling.normal(float(mean), float(std), size))
+
+
+def uniform(shape, dtype=None, min=-1.0, max=1.0, seed: int = 0, name=None) -> Tensor:  # noqa: A002
+    """Uniform on [min, max), float32 by default, on [-1, 1) unless told (Paddle's
+    defaults). `seed=0` draws from the generator paddle.seed seeds; another seed
+    draws from a generator of its own, the same numbers each time."""
+    if not min < max:
+        raise ValueError(f"paddle.uniform: min ({min}) must be less than max ({max})")
+    generator = Generator().manual_seed(seed) if seed else None
+    unit = creation.rand(_shape(shape, "uniform"), generator=generator, dtype=_dtype(dtype, dtypes.float32))
+    with no_grad():
+        return mark(unit * (max - min) + min)
+
+
+def linspace(start, stop, num, dtype=None, name=None) -> Tensor:
+    """`num` evenly spaced numbers from start to stop, both included; float32 by default."""
+    as_number = lambda v: v.item() if isinstance(v, Tensor) else v  # noqa: E731 - Paddle takes 1-element Tensors too
+    return mark(creation.linspace(as_number(start), as_number(stop), int(as_number(num)),
+                                  dtype=_dtype(dtype, dtypes.float32)))  # fmt: skip
+
+
+def meshgrid(*args, name=None) -> list:
+    """Coordinate grids of 1-d tensors, 'ij' indexing (Paddle has no other); a list.
+    Paddle takes the tensors one by one or as one list: meshgrid(x, y), meshgrid([x, y])."""
+    tensors = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+    return [mark(t) for t in ops.meshgrid(*tensors, indexing="ij")]
 
 
 def seed(seed: int):
@@ -250,7 +298,7 @@ def grad(
     if grad_outputs is not None:
         given = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
         # Paddle: a None entry means ones for that output
-        grad_outputs = [ops.ones_like(o) if g is None else g for o, g in zip(outs, given)]
+        grad_outputs = [creation.ones_like(o) if g is None else g for o, g in zip(outs, given)]
     # Paddle's paddle.grad only returns gradients: no tensor's .grad changes, not
     # even an intermediate one's (Paddle 2.0 docs of paddle.grad: "the gradients of
     # inputs" are the result). Here a Paddle tensor keeps its grad through
@@ -261,7 +309,13 @@ def grad(
     finally:
         for t, before in kept:
             t._grad = before
-    return [None if g is None else mark(g) for g in result]
+    ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    return [None if g is None else mark(g, _flavour_of(x)) for g, x in zip(result, ins)]
+
+
+def _flavour_of(t) -> type:
+    """The Paddle release of `t` (its tensor class), 2.x for a plain tensor."""
+    return type(t).tensor_class() if isinstance(t, framework.PaddleTensor) else framework.PaddleTensor
 
 
 def _retained_grads(outputs: list) -> list[tuple[Tensor, object]]:
@@ -285,26 +339,26 @@ def add_n(inputs) -> Tensor:
 
 
 def sum(x: Tensor, axis=None, dtype=None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    """Sum over `axis` (all axes by default: shape [1], as in Paddle 2.0)."""
+    """Sum over `axis` (all axes by default: 0-d; shape [1] in Paddle 2.0)."""
     out = ops.sum(x, dim=_axis(axis), keepdim=keepdim, dtype=_dtype(dtype))
-    return as_one_element(out) if axis is None and not keepdim else out
+    return as_one_element(out, _flavour_of(x)) if axis is None and not keepdim else out
 
 
 def mean(x: Tensor, axis=None, keepdim: bool = False) -> Tensor:
     out = ops.mean(x, dim=_axis(axis), keepdim=keepdim)
-    return as_one_element(out) if axis is None and not keepdim else out
+    return as_one_element(out, _flavour_of(x)) if axis is None and not keepdim else out
 
 
 def max(x: Tensor, axis=None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """The largest value (over one `axis`): Paddle returns the values only, no indices."""
     if axis is None:
-        return as_one_element(ops.max(x))
+        return as_one_element(ops.max(x), _flavour_of(x))
     return ops.max(x, axis, keepdim).values
 
 
 def min(x: Tensor, axis=None, keepdim: bool = False) -> Tensor:  # noqa: A001
     if axis is None:
-        return as_one_element(ops.min(x))
+        return as_one_element(ops.min(x), _flavour_of(x))
     return ops.min(x, axis, keepdim).values
 
 
@@ -378,6 +432,39 @@ def cos(x: Tensor) -> Tensor:
     return ops.cos(x)
 
 
+def sinh(x: Tensor) -> Tensor:
+    return ops.sinh(x)
+
+
+def cosh(x: Tensor) -> Tensor:
+    return ops.cosh(x)
+
+
+def maximum(x: Tensor, y: Tensor) -> Tensor:
+    """The larger of x and y, elementwise, broadcast. Where they tie, the whole
+    gradient goes to y, as in Paddle's kernel (paddle/phi/kernels/funcs/
+    elementwise_functor.h: MaxGradDx is dout * (x > y), MaxGradDy dout * (x <= y));
+    PyTorch splits it equally. So it is drawn as the where() it is."""
+    return ops.where(ops.gt(x, y), x, y)
+
+
+def dot(x: Tensor, y: Tensor) -> Tensor:
+    """The inner product of two 1-d tensors (0-d; Paddle 2.0: shape [1]), or of
+    each row of two 2-d tensors [N, M]: shape [N]."""
+    if x.ndim == 2 and y.ndim == 2:
+        return ops.sum(ops.mul(x, y), dim=-1)
+    if x.ndim != 1 or y.ndim != 1:
+        raise ValueError(
+            f"paddle.dot: x and y must be 1-d or 2-d of the same shape, not {list(x.shape)} and {list(y.shape)}"
+        )
+    return as_one_element(ops.dot(x, y), _flavour_of(x))
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002 - Paddle's name
+    """The matrix product, as paddle.matmul (Paddle's mm broadcasts like matmul)."""
+    return ops.matmul(input, mat2)
+
+
 def clip(x: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
     return ops.clamp(x, min, max)
 
@@ -412,4 +499,4 @@ def argmax(x: Tensor, axis=None, keepdim: bool = False, dtype="int64") -> Tensor
     out = ops.argmax(x, axis, keepdim)
     if dtypes.to_dtype(dtype) is not dtypes.int64:
         out = ops.to(out, dtypes.to_dtype(dtype))
-    return as_one_element(out) if axis is None else mark(out)
+    return as_one_element(out, _flavour_of(x)) if axis is None else mark(out, _flavour_of(x))

@@ -1,6 +1,20 @@
-"""What makes a tensor a Paddle tensor: its class, `PaddleTensor`.
+"""What makes a tensor a Paddle tensor: its class, `PaddleTensor` (Paddle 2.x),
+or `PaddleTensor20` (Paddle 2.0.1, for `autogradviz.paddle.v2_0`).
 
-autogradviz.paddle runs Paddle 2.0's dynamic graph on autogradviz's own
+Two releases differ in what a tutorial prints, and each tensor carries its
+release in its class, so two notebooks (or two cells) that imported different
+versions never change each other's tensors:
+
+==========================  =============================  ===============================
+                            Paddle 2.x (`PaddleTensor`)    Paddle 2.0.1 (`PaddleTensor20`)
+==========================  =============================  ===============================
+`x.grad`                    a Tensor (2.1 on)              a numpy array
+repr's place                `place=Place(cpu)`             `place=CPUPlace`
+`x.dtype`, `paddle.float32` `paddle.float32`               `VarType.FP32`
+`to_tensor(2.0)`, `sum(x)`  0-d, shape [] (2.5 on)         shape [1]
+==========================  =============================  ===============================
+
+autogradviz.paddle runs Paddle's dynamic graph on autogradviz's own
 engine: the same nodes, the same backward walk. A tensor made by
 `paddle.to_tensor`, `paddle.rand`, a Paddle layer's parameter (and every
 result computed from one) is a `PaddleTensor`, a subclass of autogradviz's
@@ -17,11 +31,12 @@ PyTorch's rules:
 - `backward()` starts from ones when the output is not a scalar, where
   PyTorch raises (`implicit_grad_any_shape`, which backward_and_grad.py's
   `root_gradients` asks of the output);
-- `t.grad` is, as in Paddle 2.0.x, the alias of `t.gradient()`: a numpy
+- `t.grad` is a Paddle tensor (2.x; it prints `stop_gradient=False`, as
+  Paddle's grad tensors do) or, in 2.0.x, the alias of `t.gradient()`: a numpy
   copy, so `print(x.grad)` shows `[2. 4. 6.]`;
 - `t.shape` is Paddle's list, `[3]` (a `Shape` below), and `t.dtype` Paddle's
-  dtype, printed `VarType.FP32` (a `VarType` below);
-- `repr(t)` is Paddle's: `Tensor(shape=[3], dtype=float32, place=CPUPlace,
+  dtype, printed `paddle.float32` (2.0: `VarType.FP32`; a `VarType` below);
+- `repr(t)` is Paddle's: `Tensor(shape=[3], dtype=float32, place=Place(cpu),
   stop_gradient=False,` and the numbers below (`format_paddle`);
 - `t.numpy()` works on a tensor that needs a gradient (PyTorch asks for detach());
 - `t.stop_gradient = True` on a computed tensor cuts the graph (detach_()),
@@ -34,8 +49,9 @@ PyTorch's rules:
 `stop_gradient`, `gradient()` and `clear_grad()` are on every tensor
 (autogradviz/compat/paddle_spellings.py).
 
-Paddle 2.0 has no 0-d tensors: `paddle.to_tensor(2.0)` and `paddle.sum(x)`
-have shape [1]. The functions of autogradviz.paddle follow that.
+Paddle 2.0 to 2.4 had no 0-d tensors: `paddle.to_tensor(2.0)` and
+`paddle.sum(x)` have shape [1] on a PaddleTensor20 (`as_one_element`); Paddle
+2.5 made them 0-d, as PyTorch's are.
 """
 
 from __future__ import annotations
@@ -101,15 +117,18 @@ class VarType(dtypes.DType):
     as it, and `dtypes.to_dtype` turns it back into it, so every function that takes
     a dtype takes this one."""
 
-    __slots__ = ("plain", "enum_name")
+    __slots__ = ("plain", "enum_name", "printed_as_enum")
 
-    def __init__(self, plain: dtypes.DType, enum_name: str):
+    def __init__(self, plain: dtypes.DType, enum_name: str, printed_as_enum: bool = True):
         super().__init__(plain.name, plain.legacy_name)
         self.plain = plain  # the autogradviz dtype: agv.float32
         self.enum_name = enum_name  # Paddle's name in the VarType enum: FP32
+        # Paddle 2.0 prints the enum, VarType.FP32; later 2.x prints paddle.float32
+        # (PaddlePaddle/docs, docs/guides/beginner/tensor_cn.md: "Data Type of every element: paddle.float32")
+        self.printed_as_enum = printed_as_enum
 
     def __repr__(self) -> str:
-        return f"VarType.{self.enum_name}"
+        return f"VarType.{self.enum_name}" if self.printed_as_enum else f"paddle.{self.name}"
 
     __str__ = __repr__
 
@@ -140,24 +159,28 @@ _ENUM_NAMES = {
     "uint8": "UINT8",
     "bool": "BOOL",
 }
-_PADDLE_DTYPES = {d.name: VarType(d, _ENUM_NAMES[d.name]) for d in dtypes.SUPPORTED}
+_PADDLE_DTYPES = {d.name: VarType(d, _ENUM_NAMES[d.name], False) for d in dtypes.SUPPORTED}
+_PADDLE_2_0_DTYPES = {d.name: VarType(d, _ENUM_NAMES[d.name], True) for d in dtypes.SUPPORTED}
 
 
-def paddle_dtype(dtype: dtypes.DType) -> VarType:
-    """The Paddle spelling of an autogradviz dtype: paddle_dtype(agv.float32) prints VarType.FP32."""
-    return _PADDLE_DTYPES[dtype.name]
+def paddle_dtype(dtype: dtypes.DType, version: str = "2.x") -> VarType:
+    """The Paddle spelling of an autogradviz dtype: paddle_dtype(agv.float32) prints
+    paddle.float32, paddle_dtype(agv.float32, "2.0") prints VarType.FP32."""
+    return (_PADDLE_2_0_DTYPES if version == "2.0" else _PADDLE_DTYPES)[dtype.name]
 
 
 # -- the Paddle tensor ------------------------------------------------------------------
 
 
 class PaddleTensor(Tensor):
-    """A tensor with Paddle 2.0's rules (see the module's docstring). Its slots
+    """A tensor with Paddle 2.x's rules (see the module's docstring). Its slots
     are Tensor's (`__slots__ = ()`), so `mark()` can turn a tensor into one in place."""
 
     __slots__ = ()
 
     implicit_grad_any_shape = True  # backward() of a non-scalar starts from ones
+    paddle_version = "2.x"  # which release's printing and shapes (PaddleTensor20: "2.0")
+    place_text = "Place(cpu)"  # in the repr; Paddle 2.0 printed CPUPlace
 
     @property
     def shape(self) -> Shape:
@@ -165,12 +188,18 @@ class PaddleTensor(Tensor):
 
     @property
     def dtype(self) -> VarType:
-        return paddle_dtype(dtypes.from_numpy_dtype(self._data.dtype))
+        return paddle_dtype(dtypes.from_numpy_dtype(self._data.dtype), self.paddle_version)
 
-    # Paddle 2.0's .grad: a numpy copy. Tensor's setter and deleter are kept.
+    # Paddle 2.1 on: .grad is a Tensor of this tensor's release, which prints
+    # stop_gradient=False as Paddle's does. Tensor's setter and deleter are kept.
     @Tensor.grad.getter
     def grad(self):
-        return self.gradient()
+        g = self._grad
+        if g is None:
+            return None
+        g = mark(g, self.tensor_class())
+        g._set_extra("paddle_grad", True)  # printed stop_gradient=False, as Paddle prints a grad
+        return g
 
     @property
     def stop_gradient(self) -> bool:
@@ -207,23 +236,23 @@ class PaddleTensor(Tensor):
     # a full reduction has shape [1], not 0-d (the node is the one the op made)
     def sum(self, *args, **kwargs):
         """Tensor.sum; over all elements, shape [1] as in Paddle 2.0."""
-        return _one_element(super().sum(*args, **kwargs))
+        return _one_element(super().sum(*args, **kwargs), self)
 
     def mean(self, *args, **kwargs):
         """Tensor.mean; over all elements, shape [1] as in Paddle 2.0."""
-        return _one_element(super().mean(*args, **kwargs))
+        return _one_element(super().mean(*args, **kwargs), self)
 
     def max(self, *args, **kwargs):
         """Tensor.max; over all elements, shape [1] as in Paddle 2.0."""
-        return _one_element(super().max(*args, **kwargs))
+        return _one_element(super().max(*args, **kwargs), self)
 
     def min(self, *args, **kwargs):
         """Tensor.min; over all elements, shape [1] as in Paddle 2.0."""
-        return _one_element(super().min(*args, **kwargs))
+        return _one_element(super().min(*args, **kwargs), self)
 
     def argmax(self, *args, **kwargs):
         """Tensor.argmax; of the flattened tensor, shape [1] as in Paddle 2.0."""
-        return _one_element(super().argmax(*args, **kwargs))
+        return _one_element(super().argmax(*args, **kwargs), self)
 
     # Paddle's own methods
 
@@ -251,6 +280,38 @@ class PaddleTensor(Tensor):
         """Paddle 2.0's older name for clear_grad(): set the gradient to zeros."""
         self.clear_grad()
 
+    @classmethod
+    def tensor_class(cls) -> type:
+        """The (non-parameter) tensor class of this release: what results are."""
+        return PaddleTensor
+
+    @classmethod
+    def parameter_class(cls) -> type:
+        return PaddleParameter
+
+
+class PaddleTensor20(PaddleTensor):
+    """A tensor with Paddle 2.0.1's rules: `.grad` a numpy array, `place=CPUPlace`,
+    dtypes printed `VarType.FP32`, and no 0-d tensors (shape [1] instead)."""
+
+    __slots__ = ()
+
+    paddle_version = "2.0"
+    place_text = "CPUPlace"
+
+    # Paddle 2.0's .grad: a numpy copy, the alias of gradient()
+    @Tensor.grad.getter
+    def grad(self):
+        return self.gradient()
+
+    @classmethod
+    def tensor_class(cls) -> type:
+        return PaddleTensor20
+
+    @classmethod
+    def parameter_class(cls) -> type:
+        return PaddleParameter20
+
 
 class PaddleParameter(Parameter, PaddleTensor):
     """A Paddle layer's parameter: an nn.Parameter with Paddle's rules. Its repr
@@ -259,10 +320,19 @@ class PaddleParameter(Parameter, PaddleTensor):
     __slots__ = ()
 
 
-def mark(t: Tensor) -> Tensor:
-    """Make `t` a Paddle tensor (in place: its class changes) and return it."""
-    if not isinstance(t, PaddleTensor):
-        t.__class__ = PaddleParameter if isinstance(t, Parameter) else PaddleTensor
+class PaddleParameter20(Parameter, PaddleTensor20):
+    """A Paddle 2.0.1 parameter."""
+
+    __slots__ = ()
+
+
+def mark(t: Tensor, flavour: type = PaddleTensor) -> Tensor:
+    """Make `t` a Paddle tensor of `flavour`'s release (PaddleTensor: 2.x,
+    PaddleTensor20: 2.0.1), in place (its class changes), and return it. A tensor
+    that is already a Paddle tensor keeps its release unless told another."""
+    if isinstance(t, PaddleTensor) and (flavour is PaddleTensor or isinstance(t, flavour)):
+        return t
+    t.__class__ = flavour.parameter_class() if isinstance(t, Parameter) else flavour.tensor_class()
     return t
 
 
@@ -277,27 +347,30 @@ def paddle_result(out: Tensor, inputs) -> Tensor:
     of plain tensors comes back unchanged."""
     for t in inputs:
         if isinstance(t, PaddleTensor):
-            out.__class__ = PaddleTensor  # a fresh result is a plain Tensor: same slots
+            out.__class__ = t.tensor_class()  # the release of its first Paddle input; same slots
             if out._grad_fn is not None:
                 out.retain_grad()
             break
     return out
 
 
-def as_one_element(t: Tensor) -> Tensor:
-    """Paddle 2.0 gives a full reduction (a sum, a mean loss) shape [1], not 0-d.
-    The tensor's array takes that shape in place; its node is the one the op
-    made (a gradient of shape [1] spreads back just as a 0-d one does)."""
-    if t._data.ndim == 0:
+def as_one_element(t: Tensor, flavour: type | None = None) -> Tensor:
+    """Paddle 2.0 to 2.4 give a full reduction (a sum, a mean loss) shape [1], not
+    0-d; 2.5 on give 0-d, as PyTorch does. A Paddle 2.0 tensor's array takes shape
+    [1] in place; its node is the one the op made (a gradient of shape [1] spreads
+    back just as a 0-d one does). `flavour` is the release to mark a plain tensor with."""
+    if not isinstance(t, PaddleTensor):  # a result no Paddle input marked (argmax records no node)
+        mark(t, flavour or PaddleTensor)
+    if t._data.ndim == 0 and t.paddle_version == "2.0":
         t._data = t._data.reshape(1)
-    return mark(t)
+    return t
 
 
-def _one_element(out):
-    """A reduction method's result, on a Paddle tensor: shape [1] if it is 0-d.
-    (max(dim) gives values and indices, left as they are.)"""
+def _one_element(out, source: PaddleTensor):
+    """A reduction method's result, of `source`'s release; on a Paddle 2.0 tensor,
+    shape [1] if it is 0-d. (max(dim) gives values and indices, left as they are.)"""
     if isinstance(out, Tensor) and out._data.ndim == 0:
-        return as_one_element(out)
+        return as_one_element(out, source.tensor_class())
     return out
 
 
@@ -305,12 +378,13 @@ def _one_element(out):
 
 
 def format_paddle(t: Tensor) -> str:
-    """Tensor(shape=[2, 2], dtype=float32, place=CPUPlace, stop_gradient=True,
+    """Tensor(shape=[2, 2], dtype=float32, place=Place(cpu), stop_gradient=True,
            [[1., 2.],
             [3., 4.]])
 
     Each float is printed with 8 decimals, or as `2.` when it is a whole number,
     all padded to the widest; a parameter is prefixed with "Parameter containing:".
+    The place is Paddle 2.x's `Place(cpu)`, or `CPUPlace` on a Paddle 2.0 tensor.
     """
     data = t._data
     prefix = "Tensor"
@@ -319,12 +393,22 @@ def format_paddle(t: Tensor) -> str:
     width, signed = _widest(_edges_of(data) if summarize else data)
     body = _format_array(data, summarize, indent, width, signed)
     text = (
-        f"{prefix}(shape={list(data.shape)}, dtype={data.dtype.name}, place=CPUPlace, "
-        f"stop_gradient={not t._requires_grad},\n{' ' * indent}{body})"
+        f"{prefix}(shape={list(data.shape)}, dtype={data.dtype.name}, place={_place_of(t)}, "
+        f"stop_gradient={_stop_gradient_shown(t)},\n{' ' * indent}{body})"
     )
     if t._extra("parameter"):
         return "Parameter containing:\n" + text
     return text
+
+
+def _stop_gradient_shown(t: Tensor) -> bool:
+    """A gradient read from `.grad` prints stop_gradient=False in Paddle 2.x (its
+    autograd guide: "Tensor x's grad is: Tensor(shape=[3], ..., stop_gradient=False,")."""
+    return not t._requires_grad and not t._extra("paddle_grad")
+
+
+def _place_of(t: Tensor) -> str:
+    return t.place_text if isinstance(t, PaddleTensor) else PaddleTensor.place_text
 
 
 def _format_number(x, width: int = 0, signed: bool = False) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ..core.tensor import Tensor
 from ..utils import data as _data
-from .framework import mark
+from .framework import PaddleTensor, mark
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "BatchSampler", "DataLoader", "random_split"]
 
@@ -36,6 +36,11 @@ class TensorDataset(_data.TensorDataset):
 
 
 class DataLoader(_data.DataLoader):
+    """autogradviz's DataLoader with Paddle's arguments. Iterate it, or call it
+    first as Paddle code often does: `for X, y in train_iter():`."""
+
+    tensor_flavour: type = PaddleTensor  # the release of its batches (v2_0.io: PaddleTensor20)
+
     def __init__(
         self,
         dataset,
@@ -63,10 +68,16 @@ class DataLoader(_data.DataLoader):
     def __iter__(self):
         """Each batch as a list of Paddle tensors (return_list=True): a dataset whose
         samples are single arrays gives one-element lists, as Paddle's loader does."""
+        flavour = self.tensor_flavour
         for batch in super().__iter__():
             if isinstance(batch, Tensor):
-                yield [mark(batch)]
+                yield [mark(batch, flavour)]
             elif isinstance(batch, (list, tuple)):
-                yield type(batch)(mark(t) if isinstance(t, Tensor) else t for t in batch)
+                yield type(batch)(mark(t, flavour) if isinstance(t, Tensor) else t for t in batch)
             else:
                 yield batch
+
+    def __call__(self):
+        """Paddle's DataLoader is callable: `loader()` is an iterator over the batches
+        (python/paddle/io/reader.py, DataLoader.__call__ returns self.__iter__())."""
+        return self.__iter__()

@@ -31,16 +31,19 @@ from ... import ops
 from ...core import dtypes
 from ...nn import init as _init
 from ...nn.parameter import Parameter
-from ..framework import mark
+from ..framework import PaddleTensor, mark
 from . import functional
 
 
 class Layer(_agv_nn.Module):
     """Paddle's base class of layers: agv.nn.Module, whose parameters are Paddle tensors."""
 
+    # the release of the parameters it makes (autogradviz.paddle.v2_0.nn: PaddleTensor20)
+    tensor_flavour: type = PaddleTensor
+
     def register_parameter(self, name: str, param) -> None:
         if param is not None:
-            mark(param)
+            mark(param, self.tensor_flavour)
         super().register_parameter(name, param)
 
     def create_parameter(
@@ -55,7 +58,7 @@ class Layer(_agv_nn.Module):
                 "parameter afterwards, e.g. with autogradviz.nn.init.normal_(p, 0, 0.02)"
             )
         target = dtypes.to_dtype(dtype) if dtype is not None else dtypes.float32
-        p = mark(Parameter(np.zeros([int(n) for n in shape], target.numpy)))
+        p = mark(Parameter(np.zeros([int(n) for n in shape], target.numpy)), self.tensor_flavour)
         if not is_bias:
             _init.xavier_uniform_(p)
         return p
@@ -64,6 +67,47 @@ class Layer(_agv_nn.Module):
         """Paddle's spelling: every layer inside this one (modules(), without itself)."""
         found = list(self.modules())
         return found if include_self else found[1:]
+
+    def parameters(self, include_sublayers: bool = True) -> list:
+        """Paddle's parameters() is a list (PyTorch's a generator): len(net.parameters())."""
+        return list(super().parameters(recurse=include_sublayers))
+
+    def named_sublayers(self, prefix: str = "", include_self: bool = False, layers_set=None):
+        """(name, layer) for every layer inside this one, depth first; itself (named
+        `prefix`) only with include_self=True, as in Paddle (PyTorch's named_modules
+        always starts with itself)."""
+        for name, layer in self.named_modules(prefix=prefix):
+            if layer is self and not include_self:
+                continue
+            if layers_set is not None:
+                if layer in layers_set:
+                    continue
+                layers_set.add(layer)
+            yield name, layer
+
+    def add_sublayer(self, name: str, sublayer):
+        """Register `sublayer` under `name` and return it (PyTorch's add_module returns None)."""
+        self.add_module(name, sublayer)
+        return sublayer
+
+    def add_parameter(self, name: str, parameter):
+        """Register `parameter` under `name` and return it (Paddle's add_parameter)."""
+        self.register_parameter(name, parameter)
+        return parameter
+
+    def set_dict(self, state_dict, use_structured_name: bool = True):
+        """Paddle's older names for set_state_dict (structured names only)."""
+        return self.set_state_dict(state_dict)
+
+    load_dict = set_dict
+
+    def register_forward_post_hook(self, hook):
+        """Paddle's name for register_forward_hook: hook(layer, input, output)."""
+        return self.register_forward_hook(hook)
+
+    def full_name(self) -> str:
+        """Paddle's unique name of a layer; here the class name in lower case."""
+        return type(self).__name__.lower()
 
 
 def _paddle_layer(cls: type) -> type:

@@ -12,16 +12,16 @@ same layers in the same order. Nothing is downloaded: pretrained=True raises.
 from __future__ import annotations
 
 from ... import models as _models
-from ..framework import mark
+from ..framework import PaddleTensor, mark
 
 __all__ = ["vgg11", "VGG"]
 
 VGG = _models.VGG
 
 
-def _paddle_parameters(model):
+def _paddle_parameters(model, flavour: type = PaddleTensor):
     for p in model.parameters():
-        mark(p)
+        mark(p, flavour)
     return model
 
 
