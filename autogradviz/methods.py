@@ -16,7 +16,7 @@ _SAME_NAME = """
     add sub mul div pow neg matmul abs exp log sqrt sin cos tanh sigmoid relu clamp clip
     maximum minimum sum mean var std max min softmax log_softmax logsumexp
     reshape view flatten transpose swapaxes permute squeeze unsqueeze expand t
-    narrow select split chunk unbind
+    narrow select split chunk unbind floor_divide remainder fmod
     eq ne lt le gt ge sign isnan argmax argmin any all allclose equal
     logical_and logical_or logical_not logical_xor
     add_ sub_ mul_ div_ pow_ zero_ fill_ copy_ clamp_ normal_ uniform_
@@ -113,6 +113,10 @@ _METHODS = {
     "__rmul__": arithmetic.rmul,
     "__truediv__": ops.div,
     "__rtruediv__": _rdiv,
+    "__floordiv__": ops.floor_divide,
+    "__rfloordiv__": arithmetic.rfloordiv,
+    "__mod__": ops.remainder,
+    "__rmod__": arithmetic.rremainder,
     "__pow__": ops.pow,
     "__rpow__": _swap(ops.pow),
     "__matmul__": ops.matmul,

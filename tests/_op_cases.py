@@ -450,6 +450,12 @@ case("stack-dim0", lambda m, a, b: m.stack([a, b]), R(2, 3), R(2, 3), double=Tru
 case("stack-dim1-three", lambda m, a, b, c: m.stack((a, b, c), dim=1), R(2, 3), R(2, 3), R(2, 3), double=True)
 case("stack-dim-minus1", lambda m, a, b: m.stack([a, b], -1), R(2, 3), R(2, 3))
 
+# %, fmod: b's gradient is minus the rounded quotient (inputs away from the jumps)
+case("remainder", lambda m, a, b: a % b, R(3, 4), F([[2.1, -1.3, 0.7, -3.3]]), double=True)
+case("remainder-number", lambda m, a: m.remainder(a, -1.5), R(3, 4))
+case("fmod", lambda m, a, b: m.fmod(a, b), R(3, 4), F([[2.1, -1.3, 0.7, -3.3]]), double=True)
+case("fmod-number-method", lambda m, a: a.fmod(1.5), R(3, 4))
+
 # narrow, select, split, chunk, unbind: views of parts; each piece weighted differently
 case("narrow-dim1", lambda m, x: m.narrow(x, 1, 1, 2) * 3, R(3, 4), double=True)
 case("narrow-negative-start", lambda m, x: x.narrow(0, -2, 2).exp(), R(3, 4))

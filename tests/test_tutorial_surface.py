@@ -208,3 +208,202 @@ def test_part_errors_match_torch(name):
 def test_empty_dims_split_and_chunk_like_torch():
     for fn in (lambda t: t.split(0), lambda t: t.split(2), lambda t: t.chunk(3), lambda t: t.unbind()):
         assert [p.shape for p in fn(agv.zeros(0, 3))] == [agv.Size(p.shape) for p in fn(torch.zeros(0, 3))]
+
+
+# 2. // and %, floor_divide, remainder, fmod -------------------------------------------------
+SPECIAL = [7.0, -7.0, 5.5, -5.5, 0.0, -0.0, 1.0, 1e-300, 0.1, -2.5, float("inf"), float("-inf"), float("nan")]
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "remainder", "fmod"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_rounded_division_of_floats_matches_torch_bit_for_bit(name, dtype):
+    """Every pair of special values: signs, signed zeros, x / 0, infinities, nan, and
+    1 // 0.1 (9, not floor(1 / 0.1) = 10)."""
+    a = np.repeat(SPECIAL, len(SPECIAL)).astype(dtype)
+    b = np.tile(SPECIAL, len(SPECIAL)).astype(dtype)
+    ours = getattr(agv, name)(agv.tensor(a), agv.tensor(b)).numpy()
+    theirs = getattr(torch, name)(torch.tensor(a), torch.tensor(b)).numpy()
+    assert ours.dtype == theirs.dtype
+    np.testing.assert_array_equal(ours, theirs)  # nan where torch has nan
+    assert (np.signbit(ours) == np.signbit(theirs))[~np.isnan(ours)].all()  # -0.0 where torch has -0.0
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "remainder", "fmod"])
+def test_rounded_division_of_integers_matches_torch(name):
+    a = np.repeat([7, -7, 3, -3, 0, 9, -9, 1], 8)
+    b = np.tile([2, -2, 5, -5, 3, -4, 4, 1], 8)
+    ours = getattr(agv, name)(agv.tensor(a), agv.tensor(b))
+    theirs = getattr(torch, name)(torch.tensor(a), torch.tensor(b))
+    assert (str(ours.dtype), ours.tolist()) == (str(theirs.dtype), theirs.tolist())
+
+
+OPERATORS = {
+    "int // int": lambda m: m.tensor([7, -7, 3]) // m.tensor([2, 2, -2]),
+    "int // number": lambda m: m.tensor([7, -7, 3]) // 2,
+    "int // float number": lambda m: m.tensor([7, -7, 3]) // 2.5,
+    "number // int": lambda m: 7 // m.tensor([2, -2, 3]),
+    "float // float": lambda m: m.tensor([7.5, -7.5]) // m.tensor([2.0, 2.0]),
+    "int32 // int64": lambda m: m.tensor([7, -7], dtype=m.int32) // m.tensor([2, 2]),
+    "uint8 // -1": lambda m: m.tensor([5], dtype=m.uint8) // -1,
+    "int % int": lambda m: m.tensor([7, -7, 7, -7]) % m.tensor([2, 2, -2, -2]),
+    "int % number": lambda m: m.tensor([7, -7, 3]) % -3,
+    "int % float number": lambda m: m.tensor([7, -7, 3]) % 2.5,
+    "number % int": lambda m: 7 % m.tensor([2, -2, 3]),
+    "float % number": lambda m: m.tensor([7.5, -7.5]) % 2,
+    "float32 % float64 0-d": lambda m: m.tensor([7.5, -7.5]) % m.tensor(2.0, dtype=m.float64),
+    "method floor_divide": lambda m: m.tensor([7.0, -7.0]).floor_divide(2),
+    "method remainder": lambda m: m.tensor([7.0, -7.0]).remainder(m.tensor([-2.0, 2.0])),
+    "method fmod": lambda m: m.tensor([7.0, -7.0]).fmod(-2),
+    "remainder number first": lambda m: m.remainder(7, m.tensor([2.0, -2.0])),
+    "broadcast": lambda m: m.tensor([[7.0], [-7.0]]) % m.tensor([2.0, -3.0, 4.0]),
+}
+
+
+@pytest.mark.parametrize("name", OPERATORS)
+def test_floordiv_and_mod_operators_match_torch(name):
+    ours, theirs = OPERATORS[name](agv), OPERATORS[name](torch)
+    assert (str(ours.dtype).split(".")[-1], ours.tolist()) == (
+        str(theirs.dtype).split(".")[-1],
+        theirs.tolist(),
+    )
+
+
+DIVISION_ERRORS = {
+    "int // 0": lambda m: m.tensor([1, 2]) // 0,
+    "int % 0": lambda m: m.tensor([1, 2]) % 0,
+    "fmod int 0": lambda m: m.fmod(m.tensor([1, 2]), 0),
+    "int // tensor with a 0": lambda m: m.tensor([1, 2]) // m.tensor([1, 0]),
+    "number // int tensor with a 0": lambda m: 5 // m.tensor([0, 1]),
+    "remainder int tensors": lambda m: m.remainder(m.tensor([3, 4]), m.tensor([0, 1])),
+    "bool // bool": lambda m: m.tensor([True]) // m.tensor([True]),
+    "bool % bool": lambda m: m.tensor([True]) % m.tensor([True]),
+    "fmod bool": lambda m: m.fmod(m.tensor([True]), m.tensor([True])),
+    "fmod number first": lambda m: m.fmod(5, m.tensor([1.0])),
+    "shapes": lambda m: m.tensor([1.0, 2.0]) % m.tensor([1.0, 2.0, 3.0]),
+}
+
+
+@pytest.mark.parametrize("name", DIVISION_ERRORS)
+def test_division_errors_match_torch(name):
+    # fmod(5, t): PyTorch lists its overloads after this start; ours names them in one line
+    assert_raises_like_torch(DIVISION_ERRORS[name], length=60 if name == "fmod number first" else None)
+
+
+def test_float_division_by_zero_follows_ieee_like_torch():
+    for m in LIBRARIES:
+        x = m.tensor([1.0, -1.0, 0.0])
+        assert (x // 0).tolist()[:2] == [float("inf"), float("-inf")]
+        assert np.isnan((x % 0).tolist()).all() and np.isnan(m.fmod(x, 0.0).tolist()).all()
+
+
+GRAD_FNS = {
+    "a // b": lambda m, a, b: a // b,
+    "a // 2": lambda m, a, b: a // 2,
+    "7 // b": lambda m, a, b: 7 // b,
+    "a % b": lambda m, a, b: a % b,
+    "a % 2": lambda m, a, b: a % 2,
+    "7 % b": lambda m, a, b: 7 % b,
+    "remainder(7, b)": lambda m, a, b: m.remainder(7, b),
+    "fmod(a, b)": lambda m, a, b: m.fmod(a, b),
+    "fmod(a, 2)": lambda m, a, b: m.fmod(a, 2),
+}
+
+
+def _floats(m):
+    a = m.tensor([7.0, -7.0, 7.0, -7.0, 5.5, 0.3], requires_grad=True)
+    b = m.tensor([2.0, 2.0, -2.0, -2.0, 1.5, -0.7], requires_grad=True)
+    return a, b
+
+
+@pytest.mark.parametrize("name", GRAD_FNS)
+def test_floordiv_and_mod_grad_fn_names_match_torch(name):
+    names = [type(GRAD_FNS[name](m, *_floats(m)).grad_fn).__name__ for m in LIBRARIES]
+    assert names[0] == names[1]
+
+
+@pytest.mark.parametrize("name", ["a % b", "a % 2", "fmod(a, b)", "fmod(a, 2)"])
+def test_remainder_and_fmod_gradients_match_torch_and_finite_differences(name):
+    grads = {}
+    for m in LIBRARIES:
+        a, b = _floats(m)
+        (GRAD_FNS[name](m, a, b) * m.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], dtype=m.float64)).sum().backward()
+        grads[m] = (a.grad.tolist(), None if b.grad is None else b.grad.tolist())
+    assert grads[agv] == grads[torch]
+    a, b = (t.detach().double().requires_grad_() for t in _floats(agv))
+    assert agv.gradcheck(lambda a, b: GRAD_FNS[name](agv, a, b), (a, b))
+
+
+def test_remainder_gradient_uses_the_exact_floor_quotient():
+    # 1 // 0.1 is 9 (fmod first), so the gradient in b is -9, where -floor(1 / 0.1) would be -10
+    grads = []
+    for m in LIBRARIES:
+        b = m.tensor([0.1], dtype=m.float64, requires_grad=True)
+        (m.tensor([1.0], dtype=m.float64) % b).sum().backward()
+        grads.append(b.grad.tolist())
+    assert grads[0] == grads[1] == [-9.0]
+
+
+def test_remainder_double_backward_matches_torch():
+    results = []
+    for m in LIBRARIES:
+        a, b = _floats(m)
+        out = (a % b) * b
+        (ga, gb) = (agv.grad if m is agv else torch.autograd.grad)(out.sum(), (a, b), create_graph=True)
+        (second,) = (agv.grad if m is agv else torch.autograd.grad)((gb * b).sum(), (b,))
+        results.append((ga.tolist(), gb.tolist(), second.tolist()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["a // b", "a // 2", "7 // b", "7 % b", "remainder(7, b)"])
+def test_backward_through_an_op_without_derivative_raises_like_torch_and_loses_nothing(name):
+    for m in LIBRARIES:
+        a, b = _floats(m)
+        a.grad, b.grad = m.ones(6, dtype=a.dtype), None
+        out = GRAD_FNS[name](m, a, b)
+        assert out.requires_grad
+        with pytest.raises(RuntimeError) as caught:
+            (out.sum() + (a * 2).sum()).backward()
+        aten = "floor_divide" if "//" in name else "remainder"
+        assert str(caught.value).startswith(f"derivative for aten::{aten} is not implemented")
+        if m is agv:  # nothing lost: the leaves' grads are as they were
+            assert a.grad.tolist() == [1.0] * 6 and b.grad is None
+
+
+ROUNDED_DIVS = {
+    "floor": lambda m: m.tensor([7.0, -7.0, 1.0]).div(m.tensor([2.0, 2.0, 0.1]), rounding_mode="floor"),
+    "trunc": lambda m: m.div(m.tensor([7.0, -7.0, 1.0]), 2, rounding_mode="trunc"),
+    "int floor": lambda m: m.tensor([7, -7]).div(2, rounding_mode="floor"),
+    "int trunc": lambda m: m.tensor([7, -7]).div(m.tensor([2, -2]), rounding_mode="trunc"),
+}
+
+
+@pytest.mark.parametrize("name", ROUNDED_DIVS)
+def test_div_with_rounding_mode_matches_torch(name):
+    ours, theirs = ROUNDED_DIVS[name](agv), ROUNDED_DIVS[name](torch)
+    assert (str(ours.dtype).split(".")[-1], ours.tolist()) == (
+        str(theirs.dtype).split(".")[-1],
+        theirs.tolist(),
+    )
+
+
+def test_div_with_rounding_mode_records_a_zero_gradient_like_torch():
+    grads = []
+    for m in LIBRARIES:
+        a, b = _floats(m)
+        out = a.div(b, rounding_mode="floor")
+        out.sum().backward()
+        grads.append((type(out.grad_fn).__name__, a.grad.tolist(), b.grad.tolist()))
+    assert grads[0] == grads[1] == ("DivBackward2", [0.0] * 6, [0.0] * 6)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m: m.tensor([1.0]).div(2, rounding_mode="round"),
+        lambda m: m.tensor([True]).div(m.tensor([True]), rounding_mode="trunc"),
+        lambda m: m.tensor([1]).div(0, rounding_mode="trunc"),
+    ],
+)
+def test_div_with_rounding_mode_errors_match_torch(fn):
+    assert_raises_like_torch(fn)

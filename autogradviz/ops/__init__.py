@@ -56,7 +56,7 @@ while an elementwise node has no case), so this list reminds of the others:
 ui_text.py needs nothing: rules are formulas, shown the same in every language.
 """
 
-from .arithmetic import add, div, matmul, mul, neg, pow, rsub, sub
+from .arithmetic import add, div, floor_divide, fmod, matmul, mul, neg, pow, remainder, rsub, sub
 from .compare import (
     all,
     allclose,
