@@ -456,6 +456,9 @@ case("remainder-number", lambda m, a: m.remainder(a, -1.5), R(3, 4))
 case("fmod", lambda m, a, b: m.fmod(a, b), R(3, 4), F([[2.1, -1.3, 0.7, -3.3]]), double=True)
 case("fmod-number-method", lambda m, a: a.fmod(1.5), R(3, 4))
 
+case("flip", lambda m, x: m.flip(x, [0, 2]) * m.arange(24.0).reshape(2, 3, 4), R(2, 3, 4), double=True)
+case("flip-method", lambda m, x: x.flip(-1).cumsum(0), R(3, 4))
+
 # narrow, select, split, chunk, unbind: views of parts; each piece weighted differently
 case("narrow-dim1", lambda m, x: m.narrow(x, 1, 1, 2) * 3, R(3, 4), double=True)
 case("narrow-negative-start", lambda m, x: x.narrow(0, -2, 2).exp(), R(3, 4))

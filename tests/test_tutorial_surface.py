@@ -407,3 +407,68 @@ def test_div_with_rounding_mode_records_a_zero_gradient_like_torch():
 )
 def test_div_with_rounding_mode_errors_match_torch(fn):
     assert_raises_like_torch(fn)
+
+
+# 3. isinf, isfinite, isnan, flip ----------------------------------------------------------------
+@pytest.mark.parametrize("name", ["isinf", "isfinite", "isnan"])
+@pytest.mark.parametrize(
+    "values",
+    [[1.0, float("inf"), float("-inf"), float("nan"), -0.0], [[1, -2], [3, 0]], [True, False], 2.5],
+)
+def test_isinf_isfinite_isnan_match_torch(name, values):
+    for dtype in (None, "float32") if isinstance(values, list) and isinstance(values[0], float) else (None,):
+        ours = getattr(agv, name)(agv.tensor(values, dtype=getattr(agv, dtype) if dtype else None))
+        theirs = getattr(torch.tensor(values, dtype=getattr(torch, dtype) if dtype else None), name)()
+        assert (str(ours.dtype), ours.tolist(), ours.requires_grad) == (
+            str(theirs.dtype),
+            theirs.tolist(),
+            theirs.requires_grad,
+        )
+
+
+FLIPS = {
+    "function both dims": lambda m, x: m.flip(x, [0, 1]),
+    "function tuple": lambda m, x: m.flip(x, (1,)),
+    "method ints": lambda m, x: x.flip(-1, 0),
+    "method list": lambda m, x: x.flip([2]),
+    "no dims": lambda m, x: m.flip(x, []),
+    "0-d": lambda m, x: x.sum().flip(0),
+}
+
+
+def _cube(m):
+    return m.tensor(np.arange(24.0).reshape(2, 3, 4) / 7, requires_grad=True)
+
+
+@pytest.mark.parametrize("name", FLIPS)
+def test_flip_matches_torch_in_values_grad_fn_and_gradients(name):
+    results = []
+    for m in LIBRARIES:
+        x = _cube(m)
+        out = FLIPS[name](m, x)
+        (out * m.arange(out.numel(), dtype=m.float64).reshape(out.shape)).sum().backward()
+        results.append((_as_lists(out), type(out.grad_fn).__name__, x.grad.tolist()))
+    assert results[0] == results[1]
+    assert agv.gradcheck(lambda x: FLIPS[name](agv, x), (_cube(agv),))
+
+
+def test_flip_is_a_copy_as_in_torch():
+    for m in LIBRARIES:
+        x = m.zeros(3)
+        y = x.flip(0)
+        x.add_(1)
+        assert y.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m: _cube(m).flip(3),
+        lambda m: _cube(m).flip(0, 0),
+        lambda m: _cube(m).flip(0, -3),
+        lambda m: m.flip(_cube(m), 0),
+        lambda m: _cube(m).flip([1.0]),
+    ],
+)
+def test_flip_errors_match_torch(fn):
+    assert_raises_like_torch(fn)

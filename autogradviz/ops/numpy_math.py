@@ -27,6 +27,10 @@ def power(x, p):
     return np.power(x, p)
 
 
+def flip(x, dims):
+    return np.flip(x, dims) if dims else x
+
+
 def zeros_like(x):
     """Zeros of x's shape and dtype: a gradient that is exactly 0, even where the
     upstream is inf or nan (g * 0 would give nan there)."""

@@ -817,3 +817,42 @@ def unbind(a, dim: int = 0) -> tuple[Tensor, ...]:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     dim = _dim(dim, a.ndim)
     return tuple(_view_at(a, _along(dim, i), UnbindBackward0, i) for i in range(a.shape[dim]))
+
+
+# flip ----------------------------------------------------------------------------------------
+class FlipBackward0(Node):
+    __slots__ = ()
+    op, rules = "flip", ("flip g back along the same dims",)
+
+    def vjp(self, xp, g):
+        return (xp.flip(g, self.args),)
+
+
+def flip(a, dims) -> Tensor:
+    """The entries in reverse order along each of `dims`: a copy, as in PyTorch (whose
+    tensors cannot have the negative strides a numpy view would need)."""
+    a = operand(a)
+    if not isinstance(dims, (list, tuple)):
+        raise TypeError(
+            f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
+        )
+    for position, d in enumerate(dims):
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
+            raise TypeError(
+                "flip(): argument 'dims' (position 1) must be tuple of ints, but found element of type "
+                f"{type(d).__name__} at pos {position}"
+            )
+    axes = tuple(_dim(int(d), a.ndim) for d in dims)
+    for d in axes:
+        if axes.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    reverse = tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(a.ndim))
+    # a 0-d tensor accepts dim 0 (or -1), and has nothing to reverse
+    return record(FlipBackward0, a._data[reverse].copy(), (a,), args=axes if a.ndim else ())
+
+
+def flip_method(a, *dims) -> Tensor:
+    """x.flip(0, 1) and x.flip([0, 1]) both work on the method, as in PyTorch."""
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = dims[0]
+    return flip(a, tuple(dims))

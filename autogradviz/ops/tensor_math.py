@@ -10,7 +10,7 @@ from .arithmetic import pow as power  # noqa: F401 - x ** p, with PyTorch's rsqr
 from .broadcast import sum_to  # noqa: F401
 from .pointwise import cos, exp, log, relu, sign, sin, to, where  # noqa: F401
 from .reductions import mean, sum  # noqa: F401
-from .shape import expand, getitem, index_into_zeros, permute, reshape, transpose  # noqa: F401
+from .shape import expand, flip, getitem, index_into_zeros, permute, reshape, transpose  # noqa: F401
 
 
 def step(x):
