@@ -16,7 +16,8 @@ _SAME_NAME = """
     add sub mul div pow neg matmul abs exp log sqrt sin cos tanh sigmoid relu clamp clip
     maximum minimum sum mean var std max min softmax log_softmax logsumexp
     reshape view flatten transpose swapaxes permute squeeze unsqueeze expand t
-    eq ne lt le gt ge sign isnan argmax argmin any all allclose equal
+    narrow select split chunk unbind floor_divide remainder fmod
+    eq ne lt le gt ge sign isnan isinf isfinite argmax argmin any all allclose equal
     logical_and logical_or logical_not logical_xor
     add_ sub_ mul_ div_ pow_ zero_ fill_ copy_ clamp_ normal_ uniform_
     log10 log2 log1p expm1 exp2 sinh cosh tan asin acos atan atan2 arctan2 square rsqrt reciprocal
@@ -112,6 +113,10 @@ _METHODS = {
     "__rmul__": arithmetic.rmul,
     "__truediv__": ops.div,
     "__rtruediv__": _rdiv,
+    "__floordiv__": ops.floor_divide,
+    "__rfloordiv__": arithmetic.rfloordiv,
+    "__mod__": ops.remainder,
+    "__rmod__": arithmetic.rremainder,
     "__pow__": ops.pow,
     "__rpow__": _swap(ops.pow),
     "__matmul__": ops.matmul,
@@ -149,6 +154,7 @@ _METHODS = {
     "is_cuda": property(lambda self: False),
     "is_cpu": property(lambda self: True),
     "get_device": lambda self: -1,  # PyTorch's answer for a tensor on the CPU
+    "flip": ops.shape.flip_method,
     "amax": ops.reductions.amax,
     "amin": ops.reductions.amin,
     "bernoulli": sampling.bernoulli,

@@ -449,6 +449,41 @@ case("cat-with-const", lambda m, a, b: m.concat([a, b], 0), R(2, 3), C(R(1, 3)))
 case("stack-dim0", lambda m, a, b: m.stack([a, b]), R(2, 3), R(2, 3), double=True)
 case("stack-dim1-three", lambda m, a, b, c: m.stack((a, b, c), dim=1), R(2, 3), R(2, 3), R(2, 3), double=True)
 case("stack-dim-minus1", lambda m, a, b: m.stack([a, b], -1), R(2, 3), R(2, 3))
+
+# %, fmod: b's gradient is minus the rounded quotient (inputs away from the jumps)
+case("remainder", lambda m, a, b: a % b, R(3, 4), F([[2.1, -1.3, 0.7, -3.3]]), double=True)
+case("remainder-number", lambda m, a: m.remainder(a, -1.5), R(3, 4))
+case("fmod", lambda m, a, b: m.fmod(a, b), R(3, 4), F([[2.1, -1.3, 0.7, -3.3]]), double=True)
+case("fmod-number-method", lambda m, a: a.fmod(1.5), R(3, 4))
+
+case("flip", lambda m, x: m.flip(x, [0, 2]) * m.arange(24.0).reshape(2, 3, 4), R(2, 3, 4), double=True)
+case("flip-method", lambda m, x: x.flip(-1).cumsum(0), R(3, 4))
+
+# narrow, select, split, chunk, unbind: views of parts; each piece weighted differently
+case("narrow-dim1", lambda m, x: m.narrow(x, 1, 1, 2) * 3, R(3, 4), double=True)
+case("narrow-negative-start", lambda m, x: x.narrow(0, -2, 2).exp(), R(3, 4))
+case("select-dim1", lambda m, x: m.select(x, 1, -1) ** 2, R(3, 4), double=True)
+case("select-last-dim-of-vector", lambda m, x: x.select(0, 2) * x, R(4))
+case(
+    "split-size",
+    lambda m, x: m.cat([p * (i + 1) for i, p in enumerate(m.split(x, 2, 1))], 1),
+    R(3, 5),
+    double=True,
+)
+case(
+    "split-sizes",
+    lambda m, x: m.cat([p.exp() if i else p for i, p in enumerate(x.split([1, 3], 0))]),
+    R(4, 2),
+)
+case(
+    "chunk",
+    lambda m, x: m.cat([p * (i + 1) for i, p in enumerate(m.chunk(x, 3, -1))], -1),
+    R(2, 7),
+    double=True,
+)
+case(
+    "unbind", lambda m, x: m.stack([p * (i + 1) for i, p in enumerate(m.unbind(x, 1))]), R(3, 4), double=True
+)
 case("stack-same-tensor", lambda m, a: m.stack([a, a]), R(3))
 case("stack-0d", lambda m, a, b: m.stack([a, b]), F(1.0), F(2.0))
 

@@ -49,6 +49,8 @@ FUNCTIONS = {
     "log": "np.log",
     "ln": "np.log",
     "sign": "np.sign",
+    "floor": "np.floor",
+    "trunc": "np.trunc",
     "σ": "sigmoid",
     "softplus": "softplus",
 }
@@ -499,6 +501,21 @@ CASES = {
     "RoundBackward1": unary(lambda a: agv.round(a, decimals=1), *MIXED),
     "TruncBackward0": unary(agv.trunc, *MIXED),
     "ErfBackward0": unary(agv.erf, *MIXED),
+    # issue 28's rounded divisions (ops/arithmetic.py): b's gradient is minus the rounded quotient
+    "RemainderBackward0": unary(lambda a: a % 1.5, *MIXED),
+    "RemainderBackward1": lambda: [
+        pairs(lambda a, b: a % b, MIXED, (-2.0, -0.7, 0.3, 1.1, 2.5, 7.0)),
+        broadcast(lambda a, b: a % b),
+    ],
+    "DivBackward2": lambda: [
+        pairs(lambda a, b: a.div(b, rounding_mode="floor"), MIXED, (-2.0, -0.7, 0.3, 1.1, 2.5, 7.0)),
+        broadcast(lambda a, b: agv.div(a, b, rounding_mode="trunc")),
+    ],
+    "FmodBackward0": unary(lambda a: agv.fmod(a, -1.5), *MIXED),
+    "FmodBackward1": lambda: [
+        pairs(agv.fmod, MIXED, (-2.0, -0.7, 0.3, 1.1, 2.5, 7.0)),
+        broadcast(agv.fmod),
+    ],
 }
 
 

@@ -56,7 +56,7 @@ while an elementwise node has no case), so this list reminds of the others:
 ui_text.py needs nothing: rules are formulas, shown the same in every language.
 """
 
-from .arithmetic import add, div, matmul, mul, neg, pow, rsub, sub
+from .arithmetic import add, div, floor_divide, fmod, matmul, mul, neg, pow, remainder, rsub, sub
 from .compare import (
     all,
     allclose,
@@ -71,6 +71,8 @@ from .compare import (
     equal,
     ge,
     gt,
+    isfinite,
+    isinf,
     isnan,
     le,
     logical_and,
@@ -171,18 +173,24 @@ from .shape import (
     add_n,
     broadcast_to,
     cat,
+    chunk,
     concat,
     expand,
     flatten,
+    flip,
     getitem,
     meshgrid,
+    narrow,
     permute,
     reshape,
+    select,
+    split,
     squeeze,
     stack,
     swapaxes,
     t,
     transpose,
+    unbind,
     unsqueeze,
     view,
 )

@@ -130,8 +130,12 @@ class DivBackward0(Node):
         return (g / b if self.needs(0) else None), (-g * (a / b / b) if self.needs(1) else None)
 
 
-def div(a, b):
+def div(a, b, *, rounding_mode: str | None = None):
+    """a / b; with rounding_mode="floor" or "trunc", rounded toward -inf or toward 0
+    (DivBackward2, whose gradient is 0: a rounded quotient is flat between its jumps)."""
     a, b = operand(a), operand(b)
+    if rounding_mode is not None:
+        return _rounded_div(a, b, rounding_mode)
     # a is needed only for b's gradient, -g·a/b²; b always (g/b, and -g·a/b²)
     return record(
         DivBackward0, binary("div", np.true_divide, a, b), (a, b), saved=(factors_to_save(a, b)[0], b)
@@ -482,3 +486,159 @@ def _matmul_error(a_shape: tuple, b_shape: tuple) -> RuntimeError:
         f"matmul: shapes {a_shape} and {b_shape} cannot be multiplied: their batch dimensions "
         f"{a_shape[:-2]} and {b_shape[:-2]} do not broadcast"
     )
+
+
+# c = a // b, c = a % b, c = fmod(a, b) ----------------------------------------------------------
+# Integers divide exactly, and dividing one by 0 has no answer: PyTorch raises (where numpy
+# would quietly give 0). Floats follow IEEE: x // 0 is ±inf or nan, x % 0 is nan.
+def _rounded_division(op: str, kernel: str, fn, a, b) -> np.ndarray:
+    out = binary(op, fn, a, b)
+    if out.dtype.kind == "b":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    if out.dtype.kind in "iu" and np.any(np.asarray(data(b)) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    return out
+
+
+def _remainder(a, b):
+    """The remainder with the sign of b (Python's %), from the exact fmod, which has the
+    sign of a: where the two signs differ, b is added once."""
+    mod = np.fmod(a, b)
+    return np.where((mod != 0) & ((np.asarray(b) < 0) != (mod < 0)), mod + b, mod)
+
+
+class NotImplemented(Node):  # noqa: A001 - PyTorch's name for the node of an op it cannot differentiate
+    """a // b, and k % b for a number k: PyTorch has no derivative for them. It still
+    records a node, so the result requires grad, but backward through it raises."""
+
+    __slots__ = ()
+    op = "//"
+    rules = ("no derivative: backward raises, as in PyTorch",)
+
+    def numbers_used(self):
+        return [], []
+
+    def vjp(self, xp, g):
+        raise RuntimeError(f"derivative for aten::{self.args} is not implemented")
+
+
+class DivBackward2(Node):
+    """a.div(b, rounding_mode="floor" or "trunc"): a step function of a and b."""
+
+    __slots__ = ()
+    elementwise = True
+    op, broadcasts = "div (rounded)", True
+    rules = ("∂⌊a/b⌋/∂a = 0", "∂⌊a/b⌋/∂b = 0")
+
+    def vjp(self, xp, g):
+        return xp.zeros_like(g), xp.zeros_like(g)
+
+
+def _rounded_div(a, b, rounding_mode: str) -> Tensor:
+    if rounding_mode not in ("floor", "trunc"):
+        raise RuntimeError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
+        )
+    fn, kernel = {
+        "floor": (numpy_math.floor_divide, "div_floor_cpu"),
+        "trunc": (numpy_math.trunc_divide, "div_trunc_cpu"),
+    }[rounding_mode]
+    return record(DivBackward2, _rounded_division("div", kernel, fn, a, b), (a, b))
+
+
+def floor_divide(a, b):
+    """a // b: the quotient rounded toward -inf (-7 // 2 is -4), in the promoted dtype."""
+    a, b = operand(a), operand(b)
+    out = _rounded_division("floor_divide", "div_floor_cpu", numpy_math.floor_divide, a, b)
+    return record(NotImplemented, out, (a, b), args="floor_divide")
+
+
+class RemainderBackward0(Node):
+    """a % k, k a number."""
+
+    __slots__ = ()
+    elementwise = True
+    op = "%"
+    rules = ("∂(a mod k)/∂a = 1",)
+
+    def numbers_used(self):
+        return [], [self.args]
+
+    def vjp(self, xp, g):
+        return (g,)
+
+
+class RemainderBackward1(Node):
+    """a % b: a - floor(a/b)·b, where floor(a/b) is a step function, flat between its jumps."""
+
+    __slots__ = ()
+    elementwise = True
+    op, broadcasts = "%", True
+    rules = ("∂(a mod b)/∂a = 1", "∂(a mod b)/∂b = -floor(a/b)")
+
+    def vjp(self, xp, g, a, b):
+        return (g if self.needs(0) else None), (-g * xp.floor_divide(a, b) if self.needs(1) else None)
+
+
+def remainder(a, b):
+    """a % b: what is left after taking away floor(a / b) whole b's; it has b's sign
+    (-7 % 2 is 1, 7 % -2 is -1), as in Python."""
+    a, b = operand(a), operand(b)
+    out = _rounded_division("remainder", "remainder_cpu", _remainder, a, b)
+    if not isinstance(a, Tensor):  # k % b: PyTorch has no derivative for it
+        return record(NotImplemented, out, (b,), args="remainder")
+    if not isinstance(b, Tensor):
+        return record(RemainderBackward0, out, (a,), args=b)
+    # a and b are needed only for b's gradient
+    return record(RemainderBackward1, out, (a, b), saved=(a, b) if b._requires_grad else (None, None))
+
+
+def rfloordiv(b, k):
+    """k // b: what Python calls for `7 // x`."""
+    return floor_divide(k, b)
+
+
+def rremainder(b, k):
+    """k % b: what Python calls for `7 % x`."""
+    return remainder(k, b)
+
+
+class FmodBackward0(Node):
+    """fmod(a, k), k a number."""
+
+    __slots__ = ()
+    elementwise = True
+    op = "fmod"
+    rules = ("∂fmod(a, k)/∂a = 1",)
+
+    def numbers_used(self):
+        return [], [self.args]
+
+    def vjp(self, xp, g):
+        return (g,)
+
+
+class FmodBackward1(Node):
+    """fmod(a, b): a - trunc(a/b)·b."""
+
+    __slots__ = ()
+    elementwise = True
+    op, broadcasts = "fmod", True
+    rules = ("∂fmod(a, b)/∂a = 1", "∂fmod(a, b)/∂b = -trunc(a/b)")
+
+    def vjp(self, xp, g, a, b):
+        return (g if self.needs(0) else None), (-g * xp.trunc_divide(a, b) if self.needs(1) else None)
+
+
+def fmod(a, b):
+    """C's remainder: a - trunc(a / b)·b, with a's sign (fmod(-7, 2) is -1)."""
+    a, b = operand(a), operand(b)
+    if not isinstance(a, Tensor):
+        raise TypeError(
+            f"fmod() received an invalid combination of arguments - got ({type(a).__name__}, "
+            f"{type(b).__name__}), but expected (Tensor input, Tensor or Number other)"
+        )
+    out = _rounded_division("fmod", "fmod_cpu", np.fmod, a, b)
+    if not isinstance(b, Tensor):
+        return record(FmodBackward0, out, (a,), args=b)
+    return record(FmodBackward1, out, (a, b), saved=(a, b) if b._requires_grad else (None, None))

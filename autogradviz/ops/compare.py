@@ -46,6 +46,16 @@ def isnan(a):
     return _make(np.isnan(data(operand(a))))
 
 
+def isinf(a):
+    """True where a is +inf or -inf (never for integers)."""
+    return _make(np.isinf(data(operand(a))))
+
+
+def isfinite(a):
+    """True where a is neither inf nor nan (always for integers)."""
+    return _make(np.isfinite(data(operand(a))))
+
+
 def _arg_extreme(op: str, fn, a, dim, keepdim: bool):
     """argmax / argmin, with PyTorch's errors where numpy would raise its own
     ("attempt to get argmax of an empty sequence", "axis 5 is out of bounds")."""

@@ -26,7 +26,7 @@ from ..core.tensor import Tensor, _make
 from . import arithmetic, pointwise
 from ._operands import data, operand
 from .broadcast import sum_to
-from .shape import expand, frozen_index, getitem, index_steps, to_index
+from .shape import expand, frozen_index, getitem, index_steps, refuse_multi_output_view, to_index
 
 
 def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None, check_overlap=None) -> Tensor:
@@ -58,6 +58,7 @@ def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None, check_overla
                 f"({name} would change a view of a leaf that requires grad: wrap the update in "
                 "`with agv.no_grad():`, or clone() the leaf first.)"
             )
+        refuse_multi_output_view(t)
     if check_overlap is not None:
         check_overlap()
     else:

@@ -27,6 +27,10 @@ def power(x, p):
     return np.power(x, p)
 
 
+def flip(x, dims):
+    return np.flip(x, dims) if dims else x
+
+
 def zeros_like(x):
     """Zeros of x's shape and dtype: a gradient that is exactly 0, even where the
     upstream is inf or nan (g * 0 would give nan there)."""
@@ -78,3 +82,30 @@ def index_into_zeros(g, shape, index):
     out = np.zeros(shape, dtype=g.dtype)
     np.add.at(out, index, g)
     return out
+
+
+# the rounded quotients: a // b (ops/arithmetic.py's floor_divide, and remainder's gradient)
+# and fmod's quotient (its gradient)
+def floor_divide(a, b):
+    """a / b rounded toward -inf. For floats, PyTorch (like Python) takes the exact
+    remainder fmod(a, b) first and divides what is left: floor(a / b) can round the wrong
+    way (1 // 0.1 is 9, since 0.1 is a little more than a tenth; floor(1 / 0.1) is 10)."""
+    dtype = np.result_type(a, b)  # a Python number takes the array's dtype
+    a, b = np.asarray(a, dtype), np.asarray(b, dtype)
+    if dtype.kind in "biu":
+        return np.floor_divide(a, b)
+    mod = np.fmod(a, b)
+    quotient = (a - mod) / b  # a whole number, up to rounding
+    quotient = np.where((mod != 0) & ((b < 0) != (mod < 0)), quotient - 1, quotient)
+    floor = np.floor(quotient)
+    floor = np.where(quotient - floor > 0.5, floor + 1, floor)  # rounding put it just below an integer
+    floor = np.where(quotient == 0, np.copysign(np.zeros_like(quotient), a / b), floor)
+    return np.where(b == 0, a / b, floor).astype(quotient.dtype, copy=False)  # x // 0: ±inf or nan
+
+
+def trunc_divide(a, b):
+    """a / b rounded toward 0: how many whole b's fmod(a, b) took away."""
+    dtype = np.result_type(a, b)
+    if dtype.kind in "biu":  # exactly: what is left after fmod divides evenly
+        return (a - np.fmod(a, b)) // b
+    return np.trunc(np.divide(a, b)).astype(dtype, copy=False)

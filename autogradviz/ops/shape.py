@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from ..core import views
 from ..core.graph import Node
 from ..core.record import record
 from ..core.tensor import Tensor
@@ -607,3 +608,251 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple[Tensor, ...]:
         column[axis] = -1
         grids.append(expand(reshape(t, tuple(column)), tuple(shape)))
     return tuple(grids)
+
+
+# narrow, select, split, chunk, unbind: views of one part of a tensor ------------------------
+# Each result is x[index] for an index of ints and slices, so it shares x's memory and its
+# backward is indexing's: g goes back to the positions read. Only the node's name differs,
+# as in PyTorch. (PyTorch gives all the pieces of one split a single node with one output
+# per piece; here each piece has a node of its own, of the same class: the gradients add up
+# the same way.)
+class SplitBackward0(SliceBackward0):
+    """A piece of split(x, n) or chunk(x, k)."""
+
+    __slots__ = ()
+    op = "split"
+
+
+class SplitWithSizesBackward0(SliceBackward0):
+    """A piece of split(x, [sizes])."""
+
+    __slots__ = ()
+    op = "split"
+
+
+class UnbindBackward0(SliceBackward0):
+    """One of the slices unbind(x, dim) returns: x.select(dim, i) for each i."""
+
+    __slots__ = ()
+    op = "unbind"
+
+
+def _view_at(a: Tensor, index: tuple, node: type[SliceBackward0], output: int = 0) -> Tensor:
+    """a[index] for an index of ints and slices, as a view recorded as `node`; `output`
+    is the piece's position among the pieces one split or unbind returned."""
+    out = a._data[index]
+    if type(out) is not np.ndarray:  # an int picked the last dim's only axis: numpy gave a scalar
+        out = _zero_d_view(a._data, index)
+    return make_view(record(node, out, (a,), args=(a.shape, index)), a, (_view_at, index, node, output))
+
+
+MULTI_OUTPUT_VIEWS = (SplitBackward0, SplitWithSizesBackward0, UnbindBackward0)
+
+
+def refuse_multi_output_view(t: Tensor) -> None:
+    """PyTorch's error for an in-place change, recorded by autograd, of a piece of split(),
+    chunk() or unbind(), or of a view of such a piece: PyTorch computes the gradients of all
+    the pieces in one node, which an in-place change of one of them cannot rebase."""
+    for view in views.view_chain(t)[:-1]:
+        op, *args = view._extra("replay")
+        if op is _view_at and args[1] in MULTI_OUTPUT_VIEWS:
+            replay = t._extra("replay")
+            output = replay[3] if replay[0] is _view_at else 0
+            name = type(t.grad_fn).__name__ if t.grad_fn is not None else args[1].__name__
+            raise RuntimeError(
+                f"Output {output} of {name.split('Backward')[0]} is a view and is being modified inplace. "
+                "This view is the output of a function that returns multiple views. Such functions do not "
+                "allow the output views to be modified inplace. You should replace the inplace operation "
+                "by an out-of-place one."
+            )
+
+
+def _int_argument(value, op: str, name: str, position: int) -> int:
+    """An int argument, or a 0-d integer tensor; PyTorch's TypeError for anything else."""
+    if isinstance(value, Tensor) and value.ndim == 0 and value._data.dtype.kind in "iu":
+        return int(value._data)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(
+            f"{op}(): argument '{name}' (position {position}) must be int, not {type(value).__name__}"
+        )
+    return int(value)
+
+
+def _along(dim: int, part) -> tuple:
+    """The index that applies `part` (an int or a slice) to axis `dim` only."""
+    return (slice(None),) * dim + (part,)
+
+
+def narrow(a, dim: int, start: int, length: int) -> Tensor:
+    """The `length` entries from `start` along `dim`: x[:, start:start + length] for dim=1.
+    A view, recorded as the slice it is (SliceBackward0, as in PyTorch)."""
+    a = operand(a)
+    arguments = (dim, start, length)
+    if any(isinstance(v, bool) or not isinstance(v, (int, np.integer, Tensor)) for v in arguments):
+        got = ", ".join(type(v).__name__ for v in arguments)
+        raise TypeError(
+            f"narrow() received an invalid combination of arguments - got ({got}), but expected "
+            "(int dim, int start, int length)"
+        )
+    dim, start, length = (
+        _int_argument(v, "narrow", n, i)
+        for i, (v, n) in enumerate(zip(arguments, "dim start length".split()))
+    )
+    if a.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    dim = _dim(dim, a.ndim)
+    size = a.shape[dim]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _view_at(a, _along(dim, slice(start, start + length)), SliceBackward0)
+
+
+def select(a, dim: int, index: int) -> Tensor:
+    """The entries at position `index` along `dim`, that dim removed: x[:, index] for dim=1."""
+    a = operand(a)
+    dim, index = _int_argument(dim, "select", "dim", 1), _int_argument(index, "select", "index", 2)
+    if a.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = _dim(dim, a.ndim)
+    size = a.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(a.shape)} at dimension {dim}"
+        )
+    return _view_at(a, _along(dim, index % size), SelectBackward0)
+
+
+def split(a, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
+    """Cut `a` along `dim` into pieces: of `split_size` entries each (the last one may be
+    shorter), or of the sizes a list gives. Each piece is a view of `a`."""
+    a = operand(a)
+    if isinstance(split_size_or_sections, (list, tuple)):
+        return _split_with_sizes(a, split_size_or_sections, dim)
+    if isinstance(split_size_or_sections, Tensor) and split_size_or_sections.ndim == 1:
+        return _split_with_sizes(a, split_size_or_sections.tolist(), dim)
+    if isinstance(split_size_or_sections, bool) or not isinstance(
+        split_size_or_sections, (int, np.integer, Tensor)
+    ):
+        raise TypeError(
+            "split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not "
+            f"{type(split_size_or_sections).__name__}"
+        )
+    split_size = _int_argument(split_size_or_sections, "split", "split_size", 1)
+    dim = _int_argument(dim, "split", "dim", 2)
+    if a.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+    dim = _dim(dim, a.ndim)
+    size = a.shape[dim]
+    if split_size == 0 and size != 0:
+        raise RuntimeError(
+            f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}"
+        )
+    if size == 0:  # one empty piece, as in PyTorch
+        return (_view_at(a, _along(dim, slice(0, 0)), SplitBackward0),)
+    return tuple(
+        _view_at(a, _along(dim, slice(start, min(start + split_size, size))), SplitBackward0, output)
+        for output, start in enumerate(range(0, size, split_size))
+    )
+
+
+def _split_with_sizes(a: Tensor, sizes, dim, node: type[SliceBackward0] = SplitWithSizesBackward0):
+    for position, n in enumerate(sizes):
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+            raise TypeError(
+                "split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, but found "
+                f"element of type {type(n).__name__} at pos {position}"
+            )
+    sizes = [int(n) for n in sizes]
+    given_dim = dim = _int_argument(dim, "split", "dim", 2)
+    if a.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    dim = _dim(dim, a.ndim)
+    if any(n < 0 for n in sizes):
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={sizes}"
+        )
+    if sum(sizes) != a.shape[dim]:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {a.shape[dim]} (input tensor's size at "
+            f"dimension {given_dim}), but got split_sizes={sizes}"
+        )
+    ends = np.cumsum(sizes).tolist()
+    starts = [0] + ends[:-1]
+    return tuple(
+        _view_at(a, _along(dim, slice(lo, hi)), node, output)
+        for output, (lo, hi) in enumerate(zip(starts, ends))
+    )
+
+
+def chunk(a, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """Cut `a` along `dim` into at most `chunks` pieces of equal size, ceil(size / chunks)
+    (the last may be smaller, and there may be fewer pieces): split with that size."""
+    a = operand(a)
+    chunks = _int_argument(chunks, "chunk", "chunks", 1)
+    dim = _int_argument(dim, "chunk", "dim", 2)
+    if a.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = a.shape[_dim(dim, a.ndim)]
+    if size == 0:  # `chunks` empty pieces, as in PyTorch
+        return _split_with_sizes(a, [0] * chunks, dim)
+    return split(a, -(-size // chunks), dim)
+
+
+def unbind(a, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices of `a` along `dim`, that dim removed: (x[0], x[1], ...) for dim=0."""
+    a = operand(a)
+    dim = _int_argument(dim, "unbind", "dim", 1)
+    if a.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    dim = _dim(dim, a.ndim)
+    return tuple(_view_at(a, _along(dim, i), UnbindBackward0, i) for i in range(a.shape[dim]))
+
+
+# flip ----------------------------------------------------------------------------------------
+class FlipBackward0(Node):
+    __slots__ = ()
+    op, rules = "flip", ("flip g back along the same dims",)
+
+    def vjp(self, xp, g):
+        return (xp.flip(g, self.args),)
+
+
+def flip(a, dims) -> Tensor:
+    """The entries in reverse order along each of `dims`: a copy, as in PyTorch (whose
+    tensors cannot have the negative strides a numpy view would need)."""
+    a = operand(a)
+    if not isinstance(dims, (list, tuple)):
+        raise TypeError(
+            f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
+        )
+    for position, d in enumerate(dims):
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
+            raise TypeError(
+                "flip(): argument 'dims' (position 1) must be tuple of ints, but found element of type "
+                f"{type(d).__name__} at pos {position}"
+            )
+    axes = tuple(_dim(int(d), a.ndim) for d in dims)
+    for d in axes:
+        if axes.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    reverse = tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(a.ndim))
+    # a 0-d tensor accepts dim 0 (or -1), and has nothing to reverse
+    return record(FlipBackward0, a._data[reverse].copy(), (a,), args=axes if a.ndim else ())
+
+
+def flip_method(a, *dims) -> Tensor:
+    """x.flip(0, 1) and x.flip([0, 1]) both work on the method, as in PyTorch."""
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = dims[0]
+    return flip(a, tuple(dims))
