@@ -16,9 +16,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .core.creation import as_array
 from .core.grad_mode import _state as _grad_mode
 from .core.graph import AccumulateGrad, Node, grad_node
-from .core.tensor import Tensor, _make, as_array
+from .core.tensor import Tensor, _make
 from .ops import numpy_math, tensor_math
 from .ops._operands import QUIET_NUMPY
 from .ops.broadcast import reduced_axes, sum_to

@@ -14,7 +14,7 @@ from . import functional as F  # noqa: N812 - the conventional name
 from . import init
 from .conv import _conv_padding, _pair
 from .module import Module
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedParameter
 
 
 def _new_parameter(*shape: int, dtype=None) -> Parameter:
@@ -79,7 +79,7 @@ class LazyLinear(Linear):
         self.register_parameter("bias", _uninitialized_parameter(dtype) if bias else None)
 
     def has_uninitialized_params(self) -> bool:
-        return any(p._extra("uninitialized") for p in self.parameters())
+        return any(isinstance(p, UninitializedParameter) for p in self.parameters())
 
     def forward(self, input: Tensor) -> Tensor:
         x = operand(input)
@@ -95,17 +95,15 @@ class LazyLinear(Linear):
         ):
             if p is not None:  # the same tensor object, now with values: optimizers keep working
                 p._data = creation.zeros(*shape, dtype=p._data.dtype)._data
-                p._meta.pop("uninitialized")
+                p.__class__ = Parameter
         self.reset_parameters()
         self.__class__ = Linear  # as PyTorch does: from now on it is an ordinary Linear
         return Linear.forward(self, x)
 
 
-def _uninitialized_parameter(dtype) -> Parameter:
+def _uninitialized_parameter(dtype) -> UninitializedParameter:
     """A parameter without a shape yet (LazyLinear's), kept as an empty float tensor."""
-    p = Parameter(creation.zeros(0, dtype=dtype))
-    p._set_extra("uninitialized", True)
-    return p
+    return UninitializedParameter(creation.zeros(0, dtype=dtype))
 
 
 class Conv2d(Module):

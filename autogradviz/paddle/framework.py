@@ -44,8 +44,9 @@ import numpy as np
 
 from .. import ops
 from ..core import dtypes
+from ..core.creation import as_array
 from ..core.grad_mode import no_grad
-from ..core.tensor import Tensor, as_array
+from ..core.tensor import Tensor
 from ..nn.parameter import Parameter
 
 # Paddle 2.0's print options: 8 digits, at most 1000 numbers, 3 at each edge of a summary
@@ -254,7 +255,8 @@ class PaddleTensor(Tensor):
 
 class PaddleParameter(Parameter, PaddleTensor):
     """A Paddle layer's parameter: an nn.Parameter with Paddle's rules. Its repr
-    is Paddle's, prefixed with "Parameter containing:" (format_paddle)."""
+    is Paddle's, prefixed with "Parameter containing:" (Parameter.__repr__ comes first
+    in the method order, and its super() is PaddleTensor's)."""
 
     __slots__ = ()
 
@@ -310,7 +312,8 @@ def format_paddle(t: Tensor) -> str:
             [3., 4.]])
 
     Each float is printed with 8 decimals, or as `2.` when it is a whole number,
-    all padded to the widest; a parameter is prefixed with "Parameter containing:".
+    all padded to the widest. (Parameter.__repr__ prefixes a parameter's with
+    "Parameter containing:".)
     """
     data = t._data
     prefix = "Tensor"
@@ -318,13 +321,10 @@ def format_paddle(t: Tensor) -> str:
     summarize = data.size > THRESHOLD
     width, signed = _widest(_edges_of(data) if summarize else data)
     body = _format_array(data, summarize, indent, width, signed)
-    text = (
+    return (
         f"{prefix}(shape={list(data.shape)}, dtype={data.dtype.name}, place=CPUPlace, "
         f"stop_gradient={not t._requires_grad},\n{' ' * indent}{body})"
     )
-    if t._extra("parameter"):
-        return "Parameter containing:\n" + text
-    return text
 
 
 def _format_number(x, width: int = 0, signed: bool = False) -> str:
