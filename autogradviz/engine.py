@@ -145,8 +145,8 @@ def walk(
             g = _run_hooks(node._extra("hooks"), g, create_graph, borrowed)
         if type(node) is AccumulateGrad:
             leaf = node.variable
-            if leaf._extra("hooks"):
-                g = _run_hooks(leaf._extra("hooks"), g, create_graph, borrowed)
+            if leaf._extras is not None and leaf._extras.hooks:  # hooks registered on the leaf
+                g = _run_hooks(leaf._extras.hooks, g, create_graph, borrowed)
             before = None if leaf._grad is None else leaf._grad._data
             yield BackwardStep(
                 index, node, g, (), leaf=leaf, leaf_grad_before=before, shared=id(g) in borrowed

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import tensor as _tensor_module
-from ..core.tensor import Tensor, _make
+from ..core.tensor import Tensor, TensorExtras, _make
 from .attach import attach
 
 # mark in a copy's `meta` -> the subclass of Tensor it stands for, filled by nn/parameter.py
@@ -49,24 +49,55 @@ class Pickling:
         return (_rebuild, (self._data, requires_grad, grad, self._portable_meta()))
 
     def _portable_meta(self) -> dict | None:
-        """The extras worth keeping in a copy: its name, and whether it is a Parameter.
-        (Hooks, the AccumulateGrad node and view links belong to this object only.)"""
-        if self._meta is None:
-            return None
-        kept = {k: v for k, v in self._meta.items() if k in ("name", "parameter")}
+        """The labels worth keeping in a copy, as the file format's dict: whether it
+        is a Parameter (or another class of MARKED_CLASSES), and its name. (Hooks,
+        the AccumulateGrad node and view links belong to this object only.)"""
+        kept = {mark: True for mark, cls in MARKED_CLASSES.items() if isinstance(self, cls)}
+        if self.name is not None:
+            kept["name"] = self.name
         return kept or None
+
+    # -- the extras as the dict they once were (older code and tests read it) ----------
+
+    @property
+    def _meta(self) -> dict | None:
+        """The tensor's extras that are set, as a dict: the file format's keys ("name",
+        "parameter", ...), a view's three facts as "base", "replay" and "version".
+        Read-only: the extras themselves are `t._extras` (core/tensor.py)."""
+        meta = {mark: True for mark, cls in MARKED_CLASSES.items() if isinstance(self, cls)}
+        extras = self._extras
+        if extras is not None:
+            for field in TensorExtras.__slots__:
+                value = getattr(extras, field)
+                if field == "view" and value is not None:
+                    meta.update(base=value.base, replay=value.replay, version=value.version)
+                elif value is not None and value is not False:
+                    meta[field] = value
+        return meta or None
+
+    def _extra(self, key: str):
+        """One entry of `_meta`, or None."""
+        meta = self._meta
+        return None if meta is None else meta.get(key)
+
+
+# the extras a `meta` dict may give back: plain values, never links to other objects
+_RESTORED_EXTRAS = ("name", "hooks", "inference", "retains_grad")
 
 
 def _rebuild(data, requires_grad: bool, grad, meta) -> Tensor:
-    """The tensor a pickle or a deepcopy describes (see the module's docstring)."""
+    """The tensor a pickle or a deepcopy describes (see the module's docstring).
+    A key of `meta` that is neither a mark nor one of _RESTORED_EXTRAS is ignored."""
     t = _make(np.asarray(data))
     t._requires_grad = requires_grad
     if grad is not None:
         t._grad = _make(np.asarray(grad))
-    t._meta = dict(meta) if meta else None
-    for mark, cls in MARKED_CLASSES.items():
-        if t._meta is not None and t._meta.get(mark):
-            t.__class__ = cls
+    for key, value in (meta or {}).items():
+        if key in MARKED_CLASSES:
+            if value:
+                t.__class__ = MARKED_CLASSES[key]
+        elif key in _RESTORED_EXTRAS:
+            setattr(t._writable_extras(), key, value)
     return t
 
 

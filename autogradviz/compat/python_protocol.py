@@ -64,7 +64,7 @@ class PythonProtocol:
 
     def is_inference(self) -> bool:
         """Was this tensor made by an op inside `agv.inference_mode()`? (see grad_mode.py)"""
-        return self._meta is not None and bool(self._meta.get("inference"))
+        return self._extras is not None and self._extras.inference
 
     def __len__(self) -> int:
         if self._data.ndim == 0:
@@ -85,7 +85,7 @@ class PythonProtocol:
     def grad(self) -> Tensor | None:
         """The gradient backward accumulated here (core/tensor.py). Reading it on a
         non-leaf that does not retain_grad() gives None, with PyTorch's warning."""
-        if self._grad_fn is not None and self._grad is None and not self._extra("retains_grad"):
+        if self._grad_fn is not None and self._grad is None and not self.retains_grad:
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
                 ".grad attribute won't be populated during autograd.backward(). If you indeed "

@@ -95,7 +95,7 @@ def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
     out = _make(data)
     # inference mode records nothing, even with enable_grad() inside it (as in PyTorch)
     if _grad_mode.inference:
-        out._meta = {"inference": True}  # results made in inference mode are inference tensors
+        out._writable_extras().inference = True  # results made in inference mode are inference tensors
     elif _grad_mode.enabled and out._data.dtype.kind == "f":  # integers and bools carry no gradient
         _link(out, node_class, inputs, saved, args)
     return out if _result_hook is None else _result_hook(out, inputs)
@@ -138,7 +138,7 @@ def _edge(t) -> Node | None:
     """Where input t's gradient goes; None for a number or a tensor that needs none."""
     if not isinstance(t, Tensor):
         return None
-    if t._meta is not None:  # only a tensor with extras can be a view, and so stale
+    if t._extras is not None:  # only a tensor with extras can be a view, and so stale
         views.refresh_if_stale(t)
     if not t._requires_grad:
         return None
@@ -166,7 +166,7 @@ def _saved_and_checks(saved, inputs, out: Tensor) -> tuple[tuple, tuple]:
     values, checks = [], []
     for item in saved:
         if isinstance(item, Tensor):
-            if item._meta is not None and item._meta.get("inference"):
+            if item._extras is not None and item._extras.inference:
                 raise RuntimeError(INFERENCE_SAVED_ERROR)
             # which input it is; None for a tensor that is not an input (where's
             # condition): it gets no gradient, but its version is checked all the same

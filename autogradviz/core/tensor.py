@@ -16,7 +16,8 @@ the graph in `record.py`.
 This file holds only what backpropagation needs. PyTorch's Python surface
 (`len(x)`, `x.item()`, `x.numpy()`, printing, `x.size(dim)`, the legacy
 constructor `agv.Tensor(2, 3)`, pickling) is attached to the class from
-`autogradviz/compat/`, as the ops are.
+`autogradviz/compat/`, as the ops are; so is `_rebuild`, the function that saved
+files name as `autogradviz.core.tensor._rebuild` (compat/pickling.py).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes, views
-from .grad_mode import _state as _grad_mode
+from .grad_mode import check_requires_grad_allowed
 from .size import Size
 
 _new_tuple = tuple.__new__
@@ -37,14 +38,12 @@ class Tensor:
         "_requires_grad",
         "_grad",  # Tensor or None
         "_counter",  # the VersionCounter, shared with views and detach()-ed copies; None = version 0
-        "_meta",  # None, or a dict of rarely used extras (see _extra)
+        "_extras",  # None, or the TensorExtras of the few tensors that need more (views, hooks, ...)
         "__weakref__",
     )
 
-    # May backward() start from a gradient of ones when this tensor holds more than
-    # one number? PyTorch says no: "grad can be implicitly created only for scalar
-    # outputs" (engine.root_gradients). A subclass that follows another library's
-    # rule says yes by setting this to True.
+    # May backward() start from ones when this tensor holds more than one number? PyTorch
+    # says no (engine.root_gradients); a subclass with another library's rule says True.
     implicit_grad_any_shape = False
 
     # -- basic facts --------------------------------------------------------------
@@ -70,13 +69,13 @@ class Tensor:
 
     @property
     def grad_fn(self):
-        if self._meta is not None:  # a view whose base changed in place: see views.py
+        if self._extras is not None:  # a view whose base changed in place: see views.py
             views.refresh_if_stale(self)
         return self._grad_fn
 
     @property
     def requires_grad(self) -> bool:
-        if self._meta is not None:  # a view whose base changed in place: see views.py
+        if self._extras is not None:  # a view whose base changed in place: see views.py
             views.refresh_if_stale(self)
         return self._requires_grad
 
@@ -93,10 +92,7 @@ class Tensor:
             refuse_integer_grad(
                 self, "only Tensors of floating point and complex dtype can require gradients"
             )
-        if flag and self._meta is not None and self._meta.get("inference") and not _grad_mode.inference:
-            raise RuntimeError(
-                "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
-            )
+            check_requires_grad_allowed(self)  # not on an inference tensor outside inference_mode()
         self._requires_grad = flag
 
     @property
@@ -112,11 +108,11 @@ class Tensor:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return
         self._grad_fn.retain_output(self)
-        self._set_extra("retains_grad", True)
+        self._writable_extras().retains_grad = True
 
     @property
     def retains_grad(self) -> bool:
-        return bool(self._extra("retains_grad"))
+        return self._extras is not None and self._extras.retains_grad
 
     def register_hook(self, hook):
         """Call `hook(grad)` when this tensor's gradient is computed. The hook may
@@ -125,10 +121,10 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is None:
-            hooks = self._extra("hooks")
-            if hooks is None:
-                hooks = []
-                self._set_extra("hooks", hooks)
+            extras = self._writable_extras()
+            if extras.hooks is None:
+                extras.hooks = []
+            hooks = extras.hooks
         else:
             node = self._grad_fn
             hooks = node._extra("hooks")
@@ -149,12 +145,12 @@ class Tensor:
     @property
     def name(self) -> str | None:
         """An optional label: drawings show it."""
-        return self._extra("name")
+        return None if self._extras is None else self._extras.name
 
     @name.setter
     def name(self, value: str | None) -> None:
         value = None if value is None else str(value)
-        self._set_extra("name", value)
+        self._writable_extras().name = value
         if self._grad_fn is not None:  # drawings find an intermediate's name on its node
             self._grad_fn._set_extra("name", value)
 
@@ -187,21 +183,14 @@ class Tensor:
         place bumps the shared counter, so backward notices."""
         out = _make(self._data)
         out._counter = self.version_counter()
-        if self._meta is not None and self._meta.get("inference"):
-            out._meta = {"inference": True}  # as in PyTorch, detaching keeps an inference tensor one
-        if not self._data.flags.writeable:
-            # an expand()-ed view, which numpy marks read-only: a write into the detached
-            # tensor goes into the memory owner's array, as a write into the view does
-            # (ops/inplace.py). It keeps a plain alias of that array, not the owner and
-            # its graph: a detached tensor keeps no history alive
-            owner, replays = views.memory_owner(self)
-            alias = _make(owner._data)
-            alias._counter = owner.version_counter()
-            out._set_extra("memory_of", (alias, replays))
+        if self._extras is not None and self._extras.inference:
+            out._writable_extras().inference = True  # as in PyTorch, detaching keeps an inference tensor one
+        if not self._data.flags.writeable:  # an expand()-ed view: see views.alias_of_memory
+            out._writable_extras().memory_of = views.alias_of_memory(self)
         return out
 
     def detach_(self) -> Tensor:
-        if self._extra("base") is not None:
+        if views.view_of(self) is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._grad_fn = None
         self._requires_grad = False
@@ -218,16 +207,28 @@ class Tensor:
     def _bump_version(self) -> None:
         self.version_counter().value += 1
 
-    # -- rarely used extras -----------------------------------------------------------
+    def _writable_extras(self) -> TensorExtras:
+        """This tensor's extras, made on first need, to set one of them."""
+        if self._extras is None:
+            self._extras = TensorExtras()
+        return self._extras
 
-    def _extra(self, key: str):
-        meta = self._meta
-        return None if meta is None else meta.get(key)
 
-    def _set_extra(self, key: str, value) -> None:
-        if self._meta is None:
-            self._meta = {}
-        self._meta[key] = value
+class TensorExtras:
+    """What only some tensors need, kept apart: a plain tensor holds None in its
+    `_extras` slot, so the hot paths (every op looks at its inputs) pay one
+    `is not None` test for all of it. Made on first need (`_writable_extras`)."""
+
+    __slots__ = ("view", "memory_of", "inference", "retains_grad", "hooks", "name", "accumulator")
+
+    def __init__(self) -> None:
+        self.view: views.ViewOf | None = None  # a view's base, and how to make it again (views.py)
+        self.memory_of: tuple | None = None  # a detach()-ed expand() view's memory (views.alias_of_memory)
+        self.inference = False  # made inside inference_mode(): no op may save it (grad_mode.py)
+        self.retains_grad = False  # retain_grad() was called: backward writes this non-leaf's .grad
+        self.hooks: list | None = None  # a leaf's register_hook() hooks (a non-leaf's are on its node)
+        self.name: str | None = None  # a label that drawings show
+        self.accumulator = None  # a weak reference to a leaf's AccumulateGrad (graph.accumulator_of)
 
 
 class VersionCounter:
@@ -249,7 +250,7 @@ def _init(t: Tensor, data: np.ndarray, grad_fn=None) -> None:
     t._requires_grad = grad_fn is not None
     t._grad = None
     t._counter = None
-    t._meta = None
+    t._extras = None
 
 
 def _make(data, grad_fn=None) -> Tensor:
@@ -267,11 +268,6 @@ def refuse_integer_grad(t: Tensor, sentence: str) -> None:
         raise RuntimeError(
             f"{sentence}; this tensor is {t.dtype!r}. Make it float first, for example x.float()"
         )
-
-
-# `_rebuild`, the function a pickled tensor calls (saved files name it
-# `autogradviz.core.tensor._rebuild`), is published in this module by
-# autogradviz/compat/pickling.py, which pickles tensors.
 
 
 class _HookHandle:

@@ -26,8 +26,7 @@ class Parameter(Tensor):
             t = _make(as_array(() if data is None else data))
             if t._data.dtype.kind != "f":
                 t = _make(t._data.astype("float32"))
-        t.__class__ = cls
-        t._set_extra("parameter", True)  # the mark a saved file keeps (see compat/pickling.py)
+        t.__class__ = cls  # (a copy or a saved file marks it "parameter": see compat/pickling.py)
         if requires_grad:  # PyTorch's words here differ from the setter's ("only ...")
             refuse_integer_grad(t, "Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = requires_grad

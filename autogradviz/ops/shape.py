@@ -10,7 +10,7 @@ import numpy as np
 from ..core.graph import Node
 from ..core.record import record
 from ..core.tensor import Tensor
-from ..core.views import make_view
+from ..core.views import make_view, view_of
 from ._operands import binary, operand, torch_float
 
 
@@ -116,7 +116,7 @@ def view(a, *shape):
     a = operand(a)
     shape = _shape_args(shape, "view")
     out = _reshape(a, shape, ViewBackward0)
-    if out._extra("base") is None and out._data.size:  # reshape had to copy
+    if view_of(out) is None and out._data.size:  # reshape had to copy
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
