@@ -141,8 +141,8 @@ def walk(
         if g is None or (only is not None and node not in only):
             _release(node, dependencies, ready)  # nothing to send: it still counts as done
             continue
-        if node._meta is not None and node._extra("hooks"):  # hooks on the tensor this node made
-            g = _run_hooks(node._extra("hooks"), g, create_graph, borrowed)
+        if node._extras is not None and node._extras.hooks:  # hooks on the tensor this node made
+            g = _run_hooks(node._extras.hooks, g, create_graph, borrowed)
         if type(node) is AccumulateGrad:
             leaf = node.variable
             if leaf._extras is not None and leaf._extras.hooks:  # hooks registered on the leaf
@@ -193,7 +193,7 @@ def backward_steps(
         elif step.sent:  # its formula ran (with `only`, a node nothing was asked below sends nothing)
             ran.append(step.node)
             # a retain_grad() tensor's .grad is written with the leaves' (only a node with extras has one)
-            if accumulate and step.node._meta is not None:
+            if accumulate and step.node._extras is not None:
                 owner = _retained_owner(step.node)
                 if owner is not None:
                     retained.append((owner, step.grad))
@@ -270,9 +270,9 @@ def _sent_twice(gi, grads) -> bool:
 
 def _retained_owner(node: Node) -> Tensor | None:
     """The tensor this node made, if it retain_grad() and is still alive."""
-    if node._meta is None or node._extra("retained") is None:
+    if node._extras is None or node._extras.retained is None:
         return None
-    return node._extra("retained")()
+    return node._extras.retained()
 
 
 def _dtype_of(g):

@@ -2,10 +2,15 @@
 
 The analytic Jacobian comes from the engine (one backward per output element);
 the numerical one from central differences, (f(x + eps) - f(x - eps)) / 2eps,
-one input element at a time. Both run in float64, where eps = 1e-6 is accurate.
+one input element at a time. The check needs float64 inputs, where eps = 1e-6
+is accurate. As PyTorch does, a float32 input is checked as it is, after a
+warning: in float32, x + 1e-6 rounds to a step of about 1e-7 * |x|, so the
+difference quotient is off by several percent and the check usually fails.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -22,14 +27,30 @@ def _as_tuple(x) -> tuple:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def _float64_copy(x):
-    if not isinstance(x, Tensor) or x._data.dtype.kind != "f":
+def _copy(x):
+    """A tensor input as a new leaf of the same dtype: the check nudges its
+    elements in place, and the learner's tensor must stay as it was."""
+    if not isinstance(x, Tensor) or x._data.dtype.kind not in "fc":
         return x
-    copy = _make(x._data.astype(np.float64))
+    copy = _make(x._data.copy())
     copy._requires_grad = x._requires_grad
     if x.name is not None:
         copy.name = x.name
     return copy
+
+
+def _warn_if_not_double(inputs: tuple, stacklevel: int) -> None:
+    """PyTorch's warning (its UserWarning, its words) for each input that requires
+    grad and is not float64 (or complex128): the check will then likely fail."""
+    for index, x in enumerate(inputs):
+        if isinstance(x, Tensor) and x._requires_grad and x._data.dtype not in (np.float64, np.complex128):
+            warnings.warn(
+                f"Input #{index} requires gradient and is not a double precision floating point or "
+                "complex. This check will likely fail if all the inputs are not of double precision "
+                "floating point or complex. ",
+                UserWarning,
+                stacklevel=stacklevel + 1,
+            )
 
 
 def _outputs(fn, inputs) -> list[Tensor]:
@@ -41,11 +62,23 @@ def gradcheck(
 ) -> bool:
     """True if the gradients of `fn` at `inputs` match finite differences;
     otherwise raise GradcheckError naming the worst element (or return False
-    with raise_exception=False)."""
-    inputs = tuple(_float64_copy(x) for x in _as_tuple(inputs))
+    with raise_exception=False). Give float64 inputs: as in PyTorch, an input
+    of another dtype that requires grad gets a UserWarning, and is checked in
+    its own dtype, where the check will likely fail."""
+    return _gradcheck(fn, inputs, eps, atol, rtol, raise_exception)
+
+
+def _gradcheck(fn, inputs, eps, atol, rtol, raise_exception) -> bool:
+    """gradcheck(), called by gradcheck() or gradgradcheck(): its warnings point at their caller."""
+    inputs = _as_tuple(inputs)
+    _warn_if_not_double(inputs, stacklevel=3)
+    inputs = tuple(_copy(x) for x in inputs)
     wrt = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
     if not wrt:
-        raise ValueError("gradcheck expects at least one input tensor with requires_grad=True")
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, "
+            "but none of them have requires_grad=True."
+        )
     outputs = _outputs(fn, inputs)
 
     worst = None  # (excess over tolerance, description)
@@ -140,21 +173,27 @@ def gradgradcheck(
     ops), which a plain gradcheck never runs: a vjp can give the right gradient
     and still record the wrong graph, or none.
 
-    `grad_outputs` defaults to random values (float64, from a fixed seed, so a
-    failure repeats). gen_non_contig_grad_outputs and fast_mode are accepted for
+    `grad_outputs` defaults to random values of each output's dtype that
+    require grad (from a fixed seed, so a failure repeats), and the second
+    derivatives with respect to them are checked too; given grad_outputs are
+    checked with respect to only if they require grad, as in PyTorch. As
+    gradcheck, it warns for each input (grad_outputs counted after the
+    inputs) that requires grad and is not float64.
+    gen_non_contig_grad_outputs and fast_mode are accepted for
     PyTorch's signature and change nothing here (numpy memory layout is not
     checked, and the check is always the full one).
     """
-    inputs = tuple(_float64_copy(x) for x in _as_tuple(inputs))
+    inputs = tuple(_copy(x) for x in _as_tuple(inputs))
     n = len(inputs)
     differentiable = [o for o in _outputs(func, inputs) if o._requires_grad]
     if grad_outputs is None:
         rng = np.random.default_rng(0)  # not agv's generator: checking must not move the user's stream
-        grad_outputs = tuple(_make(rng.standard_normal(o.shape)) for o in differentiable)
-    grad_outputs = tuple(_float64_copy(g) for g in _as_tuple(grad_outputs))
-    for g in grad_outputs:
-        if isinstance(g, Tensor):
-            g._requires_grad = True  # the second derivatives with respect to v are checked too
+        grad_outputs = tuple(
+            _make(rng.standard_normal(o.shape).astype(o._data.dtype)) for o in differentiable
+        )
+        for g in grad_outputs:
+            g._requires_grad = True
+    grad_outputs = _as_tuple(grad_outputs)
     if len(grad_outputs) != len(differentiable):
         raise RuntimeError(
             f"gradgradcheck: got {len(grad_outputs)} grad_outputs for {len(differentiable)} differentiable outputs"
@@ -171,7 +210,7 @@ def gradgradcheck(
         return tuple(g for g in grads if g is not None)
 
     try:
-        return gradcheck(first_derivatives, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol)
+        return _gradcheck(first_derivatives, inputs + grad_outputs, eps, atol, rtol, True)
     except GradcheckError as error:
         if not raise_exception:
             return False

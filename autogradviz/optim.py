@@ -25,8 +25,10 @@ from __future__ import annotations
 import copy
 import math
 import numbers
+import reprlib
 import warnings
 from collections import defaultdict
+from typing import NoReturn
 
 import numpy as np
 
@@ -50,6 +52,8 @@ class Optimizer:
     for one parameter."""
 
     def __init__(self, params, defaults: dict):
+        # the arguments first, in PyTorch's words and order: "Invalid learning rate: -1"
+        self._check_hyperparameters(_Hyperparameters(type(self).__name__, defaults))
         self.defaults = defaults
         self.state: defaultdict[Tensor, dict] = defaultdict(dict)
         self.param_groups: list[dict] = []
@@ -99,6 +103,11 @@ class Optimizer:
             _check_param(p, names[index] if names else None, index)
         for key, default in self.defaults.items():
             group.setdefault(key, default)
+        # PyTorch takes a group's own hyperparameters unchecked, and its step() then
+        # fails halfway or steps with garbage (a negative lr climbs the loss): refuse them here
+        self._check_hyperparameters(
+            _Hyperparameters(type(self).__name__, group, len(self.param_groups), "add_param_group")
+        )
         if len(set(params)) != len(params):
             warnings.warn(
                 "optimizer contains a parameter group with duplicate parameters; each step would "
@@ -119,14 +128,15 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        # every parameter is checked before any is updated: a bad gradient found on
-        # the third layer must not leave the first two stepped (and their state moved)
+        # every group and parameter is checked before any is updated: a bad learning
+        # rate in the last group, or a bad gradient on the third layer, must not leave
+        # the first layers stepped (and their state moved)
         todo = self._checked_updates()
         with no_grad():
-            for group, p in todo:
+            for settings, p in todo:
                 g = np.asarray(p._grad._data, dtype=p._data.dtype)
                 state = self.state.get(p, {})
-                self._update(p._data, g, state, group)
+                self._update(p._data, g, state, settings)
                 if state:  # plain SGD keeps nothing: no entry, as in PyTorch
                     self.state[p] = state
                 # the values changed in place: a graph that saved the old ones must notice
@@ -134,13 +144,25 @@ class Optimizer:
         return loss
 
     def _checked_updates(self) -> list[tuple[dict, Tensor]]:
-        """(group, parameter) for each parameter with a gradient, once all of them
-        were found fit to update: a gradient and a state shaped like the parameter,
-        a gradient of real numbers."""
+        """(settings, parameter) for each parameter with a gradient, once all of them
+        were found fit to update: every group's hyperparameters usable (the settings
+        are the group with each one as a plain number), a gradient and a state
+        shaped like the parameter, a gradient of real numbers."""
+        owner = type(self).__name__
         todo = []
-        for group in self.param_groups:
+        for group_index, group in enumerate(self.param_groups):
+            # param_groups is a list of plain dicts that a learner (or a scheduler) edits
+            # between steps: a "0.1" typed as a string is found here, not halfway through
+            check = _Hyperparameters(owner, group, group_index, "step")
+            self._check_hyperparameters(check)
+            settings = {**group, **check.values}
             names = group.get("param_names")
             for index, p in enumerate(group["params"]):
+                if not isinstance(p, Tensor):
+                    raise TypeError(
+                        f"{owner}.step: param_groups[{group_index}]['params'][{index}] is "
+                        f"{type(p).__name__}, not a Tensor; no parameter was changed"
+                    )
                 grad = p._grad
                 if grad is None:
                     continue  # no gradient reached it (or it was zeroed to None): skip, as PyTorch does
@@ -164,13 +186,24 @@ class Optimizer:
                             f"{type(self).__name__}.step: state[{key!r}] of {which} has shape "
                             f"{tuple(value._data.shape)}, not the parameter's shape"
                         )
-                todo.append((group, p))
+                state = self.state.get(p, {})
+                if "step" in state and _step_count(state["step"]) is None:
+                    raise RuntimeError(
+                        f"{owner}.step: state['step'] of {which} is {reprlib.repr(state['step'])}, "
+                        "not a number of steps taken"
+                    )
+                todo.append((settings, p))
         return todo
 
     def _update(self, theta: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
         """Change `theta` (the parameter's array) in place, given its gradient `g`
         (read only), its `state` dict and its group's hyperparameters."""
         raise NotImplementedError
+
+    def _check_hyperparameters(self, check: _Hyperparameters) -> None:
+        """Read each hyperparameter `_update` uses through `check`, which raises
+        for one it cannot use. One method serves the constructor (its arguments),
+        add_param_group and step() (each group, before anything changes)."""
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradients before the next backward (which would add to them).
@@ -202,6 +235,10 @@ class Optimizer:
 
     def set_lr(self, value: float) -> None:
         """Paddle's spelling: set the learning rate of every group."""
+        if not isinstance(value, numbers.Real):  # Paddle's check, in its words
+            raise TypeError(
+                f"The type of 'value' in optimizer.set_lr must be float, but received {type(value)}."
+            )
         for group in self.param_groups:
             group["lr"] = value
 
@@ -300,23 +337,29 @@ class SGD(Optimizer):
         learning_rate=None,
     ):
         params, lr = _spellings(type(self).__name__, params, parameters, lr, learning_rate)
-        weight_decay = _weight_decay(weight_decay)
-        _check(lr >= 0, f"Invalid learning rate: {lr}")
-        _check(momentum >= 0, f"Invalid momentum value: {momentum}")
-        _check(weight_decay >= 0, f"Invalid weight_decay value: {weight_decay}")
-        _check(
-            not nesterov or (momentum > 0 and dampening == 0),
-            "Nesterov momentum requires a momentum and zero dampening",
-        )
         defaults = dict(
             lr=lr,
             momentum=momentum,
             dampening=dampening,
-            weight_decay=weight_decay,
+            weight_decay=_weight_decay(weight_decay),
             nesterov=nesterov,
             maximize=maximize,
         )
         super().__init__(params, defaults)
+
+    def _check_hyperparameters(self, check):
+        # PyTorch's checks and words, in its order
+        check.at_least_zero("lr", "Invalid learning rate")
+        momentum = check.at_least_zero("momentum", "Invalid momentum value")
+        dampening = check.number("dampening")
+        check.at_least_zero("weight_decay", "Invalid weight_decay value")
+        nesterov = check.flag("nesterov")
+        check.require(
+            not nesterov or (momentum > 0 and dampening == 0),
+            "Nesterov momentum requires a momentum and zero dampening",
+            "momentum" if not momentum > 0 else "dampening",  # the value to mend
+        )
+        check.flag("maximize")
 
     def _update(self, theta, g, state, group):
         lr, mu, wd = group["lr"], group["momentum"], group["weight_decay"]
@@ -360,32 +403,30 @@ class Adam(Optimizer):
         learning_rate=None,
     ):
         params, lr = _spellings(type(self).__name__, params, parameters, lr, learning_rate)
-        weight_decay = _weight_decay(weight_decay)
-        _check(lr >= 0, f"Invalid learning rate: {lr}")
-        _check(eps >= 0, f"Invalid epsilon value: {eps}")
-        _check(
-            isinstance(betas, (tuple, list)) and len(betas) == 2,
-            f"betas must be a pair (beta1, beta2), not {betas!r}",
-        )
-        _check(0 <= betas[0] < 1, f"Invalid beta parameter at index 0: {betas[0]}")
-        _check(0 <= betas[1] < 1, f"Invalid beta parameter at index 1: {betas[1]}")
-        _check(weight_decay >= 0, f"Invalid weight_decay value: {weight_decay}")
         defaults = dict(
             lr=lr,
-            betas=tuple(betas),
+            betas=tuple(betas) if isinstance(betas, list) else betas,
             eps=eps,
-            weight_decay=weight_decay,
+            weight_decay=_weight_decay(weight_decay),
             amsgrad=amsgrad,
             maximize=maximize,
             decoupled_weight_decay=decoupled_weight_decay,
         )
         super().__init__(params, defaults)
 
+    def _check_hyperparameters(self, check):
+        check.at_least_zero("lr", "Invalid learning rate")
+        check.at_least_zero("eps", "Invalid epsilon value")
+        check.betas()
+        check.at_least_zero("weight_decay", "Invalid weight_decay value")
+        for key in ("amsgrad", "maximize", "decoupled_weight_decay"):
+            check.flag(key)
+
     def _update(self, theta, g, state, group):
         lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
         if group["maximize"]:
             g = -g
-        t = state["step"] = state.get("step", 0) + 1
+        t = state["step"] = _step_count(state.get("step", 0)) + 1
         if wd != 0:
             if group["decoupled_weight_decay"]:
                 theta *= 1 - lr * wd  # AdamW: shrink θ itself, apart from the gradient
@@ -473,28 +514,31 @@ class RMSprop(Optimizer):
         learning_rate=None,
     ):
         params, lr = _spellings(type(self).__name__, params, parameters, lr, learning_rate)
-        weight_decay = _weight_decay(weight_decay)
-        _check(lr >= 0, f"Invalid learning rate: {lr}")
-        _check(eps >= 0, f"Invalid epsilon value: {eps}")
-        _check(momentum >= 0, f"Invalid momentum value: {momentum}")
-        _check(weight_decay >= 0, f"Invalid weight_decay value: {weight_decay}")
-        _check(alpha >= 0, f"Invalid alpha value: {alpha}")
         defaults = dict(
             lr=lr,
             momentum=momentum,
             alpha=alpha,
             eps=eps,
             centered=centered,
-            weight_decay=weight_decay,
+            weight_decay=_weight_decay(weight_decay),
             maximize=maximize,
         )
         super().__init__(params, defaults)
+
+    def _check_hyperparameters(self, check):
+        check.at_least_zero("lr", "Invalid learning rate")
+        check.at_least_zero("eps", "Invalid epsilon value")
+        check.at_least_zero("momentum", "Invalid momentum value")
+        check.at_least_zero("weight_decay", "Invalid weight_decay value")
+        check.at_least_zero("alpha", "Invalid alpha value")
+        check.flag("centered")
+        check.flag("maximize")
 
     def _update(self, theta, g, state, group):
         lr, alpha, eps, wd, mu = (group[k] for k in ("lr", "alpha", "eps", "weight_decay", "momentum"))
         if group["maximize"]:
             g = -g
-        state["step"] = state.get("step", 0) + 1
+        state["step"] = _step_count(state.get("step", 0)) + 1
         if wd != 0:
             g = g + wd * theta  # L2 penalty, added to the gradient
 
@@ -555,16 +599,101 @@ def _spellings(owner: str, params, parameters, lr, learning_rate):
 def _weight_decay(value):
     """Paddle's weight_decay=None means none. A float is an L2 coefficient in
     both libraries; Paddle's regularizer objects (L2Decay...) are not supported."""
-    if value is None:
-        return 0
-    if not isinstance(value, numbers.Real):
-        raise TypeError(f"weight_decay must be a number, not {type(value).__name__}")
-    return value
+    return 0 if value is None else value
 
 
-def _check(ok: bool, message: str) -> None:
-    if not ok:
-        raise ValueError(message)
+class _Hyperparameters:
+    """One parameter group's hyperparameters (or a constructor's defaults), read
+    for a check by an optimizer's `_check_hyperparameters`.
+
+    Each reader returns the value as a plain Python number, and keeps it in
+    `values` for `_update` (a one-element tensor, which PyTorch accepts for lr,
+    becomes its number). It raises if the value cannot be used: ValueError in
+    PyTorch's words ("Invalid learning rate: -1") for a number out of range,
+    TypeError for a value that is no number at all (PyTorch then fails inside
+    its arithmetic: "bad operand type for unary -: 'str'").
+
+    A constructor's errors are PyTorch's sentences. A group's (in add_param_group
+    or step) also say which optimizer, group and key hold the bad value, and that
+    the call changed nothing."""
+
+    _AFTERWARDS = {"add_param_group": "the group was not added", "step": "no parameter was changed"}
+
+    def __init__(self, owner: str, group: dict, index: int | None = None, call: str | None = None):
+        self.owner, self.group, self.index, self.call = owner, group, index, call
+        self.values: dict = {}
+
+    def _where(self, key: str) -> str:
+        """Where the value is, "SGD.step: param_groups[1]['lr']"; for a constructor's argument, "SGD"."""
+        if self.call is None:
+            return self.owner
+        name, bracket, item = key.partition("[")  # betas[0] is param_groups[i]['betas'][0]
+        return f"{self.owner}.{self.call}: param_groups[{self.index}][{name!r}]{bracket}{item}"
+
+    def fail(self, error: type[Exception], sentence: str, key: str) -> NoReturn:
+        """Raise PyTorch's `sentence`, followed (for a group) by where the value is."""
+        if self.call is None:
+            raise error(sentence)
+        raise error(f"{sentence} ({self._where(key)}; {self._AFTERWARDS[self.call]})")
+
+    def _wrong_type(self, key: str, expected: str, value) -> NoReturn:
+        got = f"must be {expected}, not {type(value).__name__} ({reprlib.repr(value)})"
+        if self.call is None:
+            raise TypeError(f"{self.owner}: {key} {got}")
+        raise TypeError(f"{self._where(key)} {got}; {self._AFTERWARDS[self.call]}")
+
+    def _get(self, key: str):
+        if key not in self.group:  # deleted from a param group by hand
+            raise KeyError(f"{self._where(key)} is missing; {self._AFTERWARDS[self.call]}")
+        return self.group[key]
+
+    def number(self, key: str) -> float:
+        """A real number: a bool, an int, a float, a numpy scalar or a one-element tensor."""
+        self.values[key] = value = self._number(key, self._get(key))
+        return value
+
+    def _number(self, key: str, value) -> float:
+        if isinstance(value, Tensor):
+            if value.numel() != 1:
+                self.fail(ValueError, f"Tensor {key} must be 1-element", key)
+            value = value.item()
+        if not isinstance(value, numbers.Real):
+            self._wrong_type(key, "a number (a float or an int)", value)
+        return value
+
+    def require(self, ok: bool, sentence: str, key: str) -> None:
+        if not ok:
+            self.fail(ValueError, sentence, key)
+
+    def at_least_zero(self, key: str, sentence: str) -> float:
+        """A number >= 0 (NaN is not), else PyTorch's "<sentence>: <value>"."""
+        value = self.number(key)
+        self.require(value >= 0, f"{sentence}: {value}", key)
+        return value
+
+    def flag(self, key: str) -> bool:
+        """True or False (1 and 0 too), not any value: the string "no" would count as True."""
+        value = self._get(key)
+        is_flag = isinstance(value, (bool, np.bool_)) or (
+            isinstance(value, numbers.Integral) and value in (0, 1)
+        )
+        if not is_flag:
+            self._wrong_type(key, "True or False", value)
+        self.values[key] = bool(value)
+        return bool(value)
+
+    def betas(self) -> tuple[float, float]:
+        """Adam's (beta1, beta2), each in [0, 1)."""
+        betas = self._get("betas")
+        if not isinstance(betas, (tuple, list)):
+            self._wrong_type("betas", "a pair (beta1, beta2)", betas)
+        # PyTorch reads betas[0] and betas[1] only: (0.9,) fails with an IndexError, (0.9, 0.99, 0.5) passes
+        self.require(len(betas) == 2, f"betas must be a pair (beta1, beta2), not {betas!r}", "betas")
+        pair = tuple(self._number(f"betas[{i}]", beta) for i, beta in enumerate(betas))
+        for i, beta in enumerate(pair):
+            self.require(0 <= beta < 1, f"Invalid beta parameter at index {i}: {beta}", f"betas[{i}]")
+        self.values["betas"] = pair
+        return pair
 
 
 def _check_param(p, name: str | None, index: int) -> None:
@@ -585,6 +714,19 @@ def _which(p: Tensor, name: str | None, index: int) -> str:
     name = name or p.name
     which = f"{name!r}" if name else f"the parameter at index {index}"
     return which + f" (shape {tuple(p.shape)})"
+
+
+def _step_count(value) -> int | None:
+    """state["step"] as an int, or None if it is no count. PyTorch keeps it as a
+    float tensor (tensor(3.)), which is what a state dict of torch's holds."""
+    if isinstance(value, Tensor):
+        value = value._data
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
+        value = value.item()
+    is_count = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if is_count and math.isfinite(value) and value >= 0 and value == int(value):
+        return int(value)
+    return None
 
 
 def _keep(state: dict, key: str, array: np.ndarray) -> np.ndarray:

@@ -15,7 +15,7 @@ from pathlib import Path
 import autogradviz
 import autogradviz.nn  # noqa: F401 - defines the nn nodes (linear, conv, losses)
 from autogradviz.core.graph import Node
-from autogradviz.core.graph import node_classes as _every_node_class
+from autogradviz.core.graph_api import node_classes as _every_node_class
 
 ROOT = Path(__file__).resolve().parents[1]
 SHEET = ROOT / "docs" / "formula_sheet.md"

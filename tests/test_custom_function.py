@@ -15,7 +15,7 @@ from torch.autograd.function import once_differentiable as torch_once_differenti
 
 import autogradviz as agv
 from autogradviz.autograd.function import once_differentiable as agv_once_differentiable
-from autogradviz.core.graph import node_classes
+from autogradviz.core.graph_api import node_classes
 
 LIBS = {"torch": torch, "agv": agv}
 

@@ -12,7 +12,7 @@ import pytest
 
 import autogradviz as agv
 from autogradviz.core import protocol
-from autogradviz.core.graph import SavedValue
+from autogradviz.core.graph_api import SavedValue
 from autogradviz.viz.labels import preview
 
 

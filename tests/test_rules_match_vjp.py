@@ -30,7 +30,8 @@ import pytest
 
 import autogradviz as agv
 import autogradviz.nn.functional as F
-from autogradviz.core.graph import Node, node_classes
+from autogradviz.core.graph import Node
+from autogradviz.core.graph_api import node_classes
 from autogradviz.ops import numpy_math
 
 # -- the translator: rule text -> numpy expression -------------------------------------------------
@@ -373,6 +374,18 @@ def clamp_cases():
     return out
 
 
+def clamp_tensor_cases():
+    """clamp with tensor bounds, which get gradients too: ties with a, a place where
+    min > max (the result is max there), and bounds that broadcast, one at a time."""
+    a = leaf(-2.0, -0.5, -0.2, 0.0, 0.5, 0.9)
+    low, high = leaf(-0.5, -0.5, 0.0, 0.5, 1.0, -1.0), leaf(0.5, 1.0, -0.2, 0.4, 2.0, 0.0)
+    out = [probe(a.clamp(low, high), ("a", "min", "max"), [a, low, high])]
+    column = agv.tensor([[-0.3], [0.5]], dtype=agv.float64, requires_grad=True)
+    out.append(probe(a.clamp(min=column), ("a", "min", "max"), [a, column, np.inf]))
+    out.append(probe(a.clamp(max=column), ("a", "min", "max"), [a, -np.inf, column]))
+    return out
+
+
 def extremes(op):
     def cases():
         a_points, b_points = (-1.0, 0.5, 2.0, 2.0, -3.0, 0.0), (1.0, 0.5, -1.0, 2.0, -3.5, 0.0)  # ties too
@@ -450,6 +463,7 @@ CASES = {
     "LeakyReluBackward0": leaky_relu_cases,
     "LeakyReluBackward1": leaky_relu_inplace_cases,
     "ClampBackward1": clamp_cases,
+    "ClampBackward0": clamp_tensor_cases,
     "MaximumBackward0": extremes(agv.maximum),
     "MinimumBackward0": extremes(agv.minimum),
     "WhereBackward0": where_cases,

@@ -45,11 +45,10 @@ import textwrap
 
 import numpy as np
 
-from ..core import record as record_module
 from ..core.grad_mode import _state as _grad_mode
 from ..core.grad_mode import no_grad, set_grad_enabled
 from ..core.graph import OUTPUT, Node, grad_node
-from ..core.record import _saved_and_checks, record
+from ..core.record import keep_saved, record
 from ..core.tensor import Tensor, _make
 from ..ops import numpy_math
 from ..ops.broadcast import sum_to
@@ -309,9 +308,7 @@ def _link(ctx: FunctionBackward, args: tuple, tensor_inputs: tuple, output):
     saved = tuple(OUTPUT if t is out else t for t in ctx._to_save)
     ctx._to_save = ()
     if saved:
-        ctx._saved, ctx._checks = _saved_and_checks(saved, tensor_inputs, out)
-        if record_module._saver is not None:  # the same saver as record()'s (saved-tensor hooks)
-            record_module._saver(ctx, saved, out)
+        keep_saved(ctx, saved, tensor_inputs, out)
     if isinstance(output, tuple):
         return tuple(out if i == k else o for i, o in enumerate(outputs))
     return out

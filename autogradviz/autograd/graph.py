@@ -19,7 +19,7 @@ a tensor. Outside a `with` block, nothing is called and nothing is paid.
 How, through the kernel's two extension points for "who packs saved values":
 while a block is active, `core.record.set_saver` makes every op (and custom
 Function) that saves call `_pack`, which keeps a `Packed` stand-in for each
-saved tensor; the node's "unpack" extra, `unpack_packed`, gives the tensors
+saved tensor; the node's `unpack` extra, `unpack_packed`, gives the tensors
 back when `Node.unpack_saved` (core/graph.py) is asked for them. A single
 saved tensor can get hooks after the op ran too:
 `y.grad_fn._raw_saved_self.register_hooks(pack_hook, unpack_hook)`
@@ -94,11 +94,11 @@ def _pack(node: Node, saved: tuple, out: Tensor) -> None:
         tensor = out if saved[position] is OUTPUT else saved[position]
         values[position] = Packed(pack_hook(tensor), unpack_hook, values[position].shape)
     node._saved = tuple(values)  # only once every hook returned: a failing one leaves the arrays
-    node._set_extra("unpack", unpack_packed)
+    node._ensure_extras().unpack = unpack_packed
 
 
 def unpack_packed(node: Node, saved: tuple) -> tuple:
-    """A node's "unpack" extra (core/graph.py, Node.unpack_saved): the saved values,
+    """A node's `unpack` extra (core/graph.py, Node.unpack_saved): the saved values,
     each packed one through its unpack hook, in PyTorch's order."""
     values = list(saved)
     for position in pack_order(node):
@@ -198,7 +198,7 @@ class SavedTensor:
         saved = list(node._saved)
         saved[self._position] = Packed(pack_hook(tensor), unpack_hook, value.shape)
         node._saved = tuple(saved)
-        node._set_extra("unpack", unpack_packed)
+        node._ensure_extras().unpack = unpack_packed
 
     def __repr__(self) -> str:
         return "<SavedTensor>"

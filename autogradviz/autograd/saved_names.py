@@ -96,6 +96,7 @@ TORCH_NAMES: dict[str, TorchNames] = {
     "LogSoftmaxBackward0": _names(dim=lambda args: int(args[0])),
     "TransposeBackward0": _names(dim0=lambda args: int(args[0]), dim1=lambda args: int(args[1])),
     "ClampBackward1": _names(min=lambda args: args[0], max=lambda args: args[1]),
+    "ClampBackward0": _names(("self", "min", "max"), min=1, max=2),
     "LeakyReluBackward0": _names(negative_slope=lambda args: args),
     "ViewBackward0": _names(self_sym_sizes=lambda args: _dims(args)),
     "CatBackward0": _names(dim=lambda args: int(args[0])),

@@ -97,7 +97,7 @@ def _rebuild(data, requires_grad: bool, grad, meta) -> Tensor:
             if value:
                 t.__class__ = MARKED_CLASSES[key]
         elif key in _RESTORED_EXTRAS:
-            setattr(t._writable_extras(), key, value)
+            setattr(t._ensure_extras(), key, value)
     return t
 
 

@@ -5,7 +5,8 @@ Reading order:
 1. `tensor.py`: the Tensor, a numpy array plus autograd's bookkeeping
    (`requires_grad`, `grad`, `grad_fn`, the version counter);
 2. `graph.py`: the backward nodes (`Node`, `AccumulateGrad`): edges, saved
-   values, and the read-only graph API that drawings use;
+   values and their version checks; `graph_api.py`, the read-only part of a
+   node that drawings and the stepper use;
 3. `record.py`: `record()`, the one function every op ends with: it wraps
    the result and links it into the graph;
 4. `views.py`: tensors that share memory with a base, and how their history

@@ -172,7 +172,7 @@ def _inference_marked(t: Tensor) -> Tensor:
     """As in PyTorch, a tensor made inside `agv.inference_mode()` (by a factory
     function too, not only by an op) is an inference tensor: `t.is_inference()`."""
     if _grad_state.inference:
-        t._writable_extras().inference = True
+        t._ensure_extras().inference = True
     return t
 
 

@@ -3,10 +3,9 @@
 Every differentiable op that records creates one `Node`, PyTorch's "grad_fn"
 (how it is made: `record.py`). A node knows:
 
-- its edges, `next_functions`: for each input of the forward op, the node
-  that made that input (also called its "grad pending ops"). A leaf
-  that requires grad is reached through its `AccumulateGrad` node; an input
-  that needs no grad has no edge (None);
+- its edges: for each input of the forward op, the node that made that input.
+  A leaf that requires grad is reached through its `AccumulateGrad` node; an
+  input that needs no grad has no edge (None);
 - what it saved from the forward pass, to compute its local derivative;
 - `vjp(xp, g, *saved)`: given the gradient `g` of its output, the gradient for
   each input ("upstream × local").
@@ -14,26 +13,22 @@ Every differentiable op that records creates one `Node`, PyTorch's "grad_fn"
 Nodes never hold their output tensor, so tensor -> grad_fn -> ... never loops
 back, and a dropped graph is freed by reference counting alone.
 
-The public, read-only properties below (`edges`, `constants`, `saved_values`,
-`output`, `output_name`, `label`, `variable`, `module_calls`, with `op`,
-`rules` and `name()`) are the graph API of `protocol.py`: what drawings and
-the stepper read.
-
-Attached from outside, so that this file holds only what backward needs: a
-node's "unpack" extra (see "saved values" below; set by autograd/graph.py,
-where the user's functions pack what nodes save), and `Node.__getattr__`,
-PyTorch's names for the saved values, `y.grad_fn._saved_self`
-(autograd/saved_names.py).
+This file holds only what backward needs. What drawings and the stepper read
+of a node (its op and rules as text, `next_functions`, the constants it used,
+...) is the mixin `GraphAPI` (graph_api.py). Attached from outside: the
+`unpack` extra (see "saved values" below) and `Node.__getattr__`, PyTorch's
+names for the saved values, `y.grad_fn._saved_self` (autograd/saved_names.py).
 """
 
 from __future__ import annotations
 
 import weakref
-from typing import NamedTuple
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
-from .printing import short_number
+from .graph_api import GraphAPI
 from .tensor import Tensor, _make
 
 
@@ -48,15 +43,21 @@ class _Output:
 OUTPUT = _Output()
 
 
-class SavedValue(NamedTuple):
-    """One value a node saved for backward, and where it came from: the index
-    of the input it is, "output" for the op's result, or None (an index, a mask)."""
+@dataclass(slots=True, eq=False)
+class NodeExtras:
+    """What few nodes need, made on first need (`Node._ensure_extras`): every other
+    node keeps None, and a hot path pays one `is not None` test. "Its output" is
+    the tensor the node made."""
 
-    value: object
-    source: int | str | None
+    hooks: list | None = None  # register_hook() on its output: each hook(grad) may replace grad
+    retained: weakref.ref | None = None  # its output, if it retain_grad(); held weakly
+    name: str | None = None  # its output's name (`t.name = "h"`), for drawings
+    modules: list | None = None  # (module, its inputs' nodes) per nn module call that returned it
+    freed: tuple | None = None  # (shape, dtype) of its output, once free() dropped the array
+    unpack: Callable[[Node, tuple], tuple] | None = None  # set by a layer above that packed `_saved`
 
 
-class Node:
+class Node(GraphAPI):
     __slots__ = (
         "_edges",  # tuple: for each input, the node its gradient goes to, or None
         "_constants",  # None, or for each input: its value where the input has no edge
@@ -65,22 +66,10 @@ class Node:
         "_checks",  # tuple of (position, source, counter, version), one per saved tensor
         "_output",  # the output's array, for drawings; None once freed
         "args",  # the op's non-tensor parameters (dim, keepdim, ...)
-        "_meta",  # None, or a dict of rare extras: "hooks", "retained", "name", "modules", "unpack"
+        "_extras",  # None, or the NodeExtras of the few nodes that need them
         "__weakref__",
     )
 
-    # one rule per input, written as a formula; the stepper and drawings show them
-    rules: tuple[str, ...] = ()
-    # the forward op this node reverses, as a learner would write it
-    op: str = ""
-    # None means PyTorch records a node of the same name for this op; otherwise, text saying
-    # what PyTorch records instead (or in which cases), or "— (autogradviz only: why)".
-    # docs/formula_sheet.md shows it; a subclass of a class that sets it must set its own
-    torch_name: str | None = None
-    # True when each output element depends only on the same element of each
-    # input: then "upstream × local derivative" is an elementwise product, and
-    # the stepper can show the local derivative's values
-    elementwise: bool = False
     # True for ops whose gradient comes back in the broadcast (output) shape;
     # the engine then sums it down to each input's shape
     broadcasts: bool = False
@@ -93,7 +82,7 @@ class Node:
         self._checks = ()
         self._output = output
         self.args = args
-        self._meta = None
+        self._extras = None
 
     def vjp(self, xp, g, *saved):
         """Return one gradient per input: upstream `g` times the local derivative.
@@ -104,6 +93,11 @@ class Node:
         """
         raise NotImplementedError
 
+    @property
+    def edges(self) -> tuple[Node | None, ...]:
+        """For each input of the forward op: the node its gradient goes to, or None."""
+        return self._edges
+
     def needs(self, i: int) -> bool:
         """Does input i want a gradient? Lets costly formulas skip unused work."""
         return self._edges[i] is not None
@@ -111,91 +105,11 @@ class Node:
     def name(self) -> str:
         return type(self).__name__
 
-    def __repr__(self) -> str:
-        """`<AddmmBackward0>`: PyTorch's repr without its memory address, the one deliberate
-        difference from PyTorch's `<AddmmBackward0 object at 0x7f...>`. An address changes on
-        every run, and the lessons' outputs must be the same every time (nbval checks them)."""
-        return f"<{type(self).__name__}>"
-
-    # -- the graph API (protocol.GraphNode) ---------------------------------------
-
-    @property
-    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
-        """PyTorch's spelling of the edges: (node, 0) pairs."""
-        return tuple((node, 0) for node in self._edges)
-
-    @property
-    def edges(self) -> tuple[Node | None, ...]:
-        """For each input of the forward op: the node its gradient goes to, or None."""
-        return self._edges
-
-    @property
-    def constants(self) -> tuple:
-        """For each input: None where it has an edge, else the value the op used
-        (a number, or an array that needs no gradient)."""
-        return self._constants if self._constants is not None else (None,) * len(self._edges)
-
-    @property
-    def saved_values(self) -> tuple[SavedValue, ...]:
-        """What the node saved for backward, with where each value came from;
-        empty once backward has freed them."""
-        if not self._saved:
-            return ()
-        sources = [None] * len(self._saved)
-        for position, source, _, _ in self._checks:
-            sources[position] = "output" if source is OUTPUT else source
-        return tuple(SavedValue(value, source) for value, source in zip(self._saved, sources))
-
-    @property
-    def saved_tensors(self) -> tuple:
-        """The saved tensors, as PyTorch's `ctx.saved_tensors` gives them."""
-        return tuple(x for x in self.unpack_saved(as_tensors=True) if isinstance(x, Tensor))
-
-    @property
-    def output(self) -> np.ndarray | None:
-        """The value the forward op computed; None once backward freed it."""
-        return self._output
-
-    @property
-    def output_meta(self) -> tuple | None:
-        """(shape, dtype) of the forward result, also after backward freed its value."""
-        if self._output is not None:
-            return self._output.shape, self._output.dtype
-        return (self._meta or {}).get("freed")
-
-    @property
-    def output_name(self) -> str | None:
-        """The name given to the output tensor (`t.name = "h"`), if any."""
-        return self._extra("name")
-
-    @property
-    def label(self) -> str:
-        """The op with the numbers it used, as drawn: `* 0.9`, `** 2`, `2 -`."""
-        before, after = self.numbers_used()
-        return " ".join([*map(short_number, before), self.op, *map(short_number, after)])
-
-    def numbers_used(self) -> tuple[list, list]:
-        """The plain numbers the op used, to show on either side of its symbol.
-        A number on the left of an operator is shown on the left (`2 /` for
-        2 / x), so that it does not read as x / 2. Ops that keep a number in
-        `args` (x ** 2) say so by overriding this."""
-        before, after = [], []
-        for i, value in enumerate(self.constants):
-            if value is not None and not isinstance(value, np.ndarray):
-                on_the_left = i == 0 and not self.op[:1].isalpha()
-                (before if on_the_left else after).append(value)
-        return before, after
-
-    @property
-    def variable(self):
-        """The leaf tensor, for an AccumulateGrad node; None for every other node."""
-        return None
-
-    @property
-    def module_calls(self) -> tuple:
-        """(module, the nodes its inputs came from), for each nn module call
-        whose output this node made: `draw(group="module")` boxes them."""
-        return tuple(self._extra("modules") or ())
+    def _ensure_extras(self) -> NodeExtras:
+        """The node's extras, made on first need."""
+        if self._extras is None:
+            self._extras = NodeExtras()
+        return self._extras
 
     # -- saved values ---------------------------------------------------------
     #
@@ -203,12 +117,9 @@ class Node:
     # can then die as soon as the learner drops it. When create_graph needs
     # tensors back, they are rebuilt from the edges: input i was made by edge i.
     #
-    # Extension point, who packs saved values: a layer above the kernel may keep
-    # something else in place of a saved array (record.set_saver says when). It
-    # then sets the node's "unpack" extra, `unpack(node, saved) -> saved`, which
-    # gives the arrays back; a stand-in keeps its array's `shape` for the in-place
-    # error below. Attached by autograd/graph.py (agv.autograd.graph: the user's
-    # own functions pack and unpack what nodes save, as in PyTorch).
+    # Extension point, who packs saved values (record.set_saver): a layer above
+    # may keep stand-ins in place of the arrays (each keeps its array's `shape`
+    # for the in-place error), and sets the `unpack` extra that gives them back.
 
     def unpack_saved(self, as_tensors: bool = False) -> tuple:
         """The saved values, after checking that none was freed by an earlier
@@ -226,8 +137,8 @@ class Node:
             if counter.value != version:
                 self._version_error(counter.value, version, self._saved[position].shape)
         saved = self._saved
-        if self._meta is not None and "unpack" in self._meta:  # a layer above packed them
-            saved = self._meta["unpack"](self, saved)
+        if self._extras is not None and self._extras.unpack is not None:  # a layer above packed them
+            saved = self._extras.unpack(self, saved)
         if not as_tensors:
             return saved
         values = list(saved)
@@ -247,20 +158,6 @@ class Node:
             return edge.variable
         return _make(array, edge)
 
-    def output_now_lives_in(self, tensor: Tensor) -> None:
-        """An in-place op (relu_, sigmoid_, ...) writes its result into `tensor`.
-        What this node saved of its output is now that tensor's data, checked
-        against that tensor's version counter: changing it again before
-        backward then raises, as in PyTorch, instead of going unnoticed."""
-        counter = tensor.version_counter()
-        saved, checks = list(self._saved), []
-        for position, source, watched, version in self._checks:
-            if source is OUTPUT:
-                saved[position] = tensor._data
-                watched, version = counter, counter.value
-            checks.append((position, source, watched, version))
-        self._saved, self._checks = tuple(saved), tuple(checks)
-
     def _version_error(self, found: int, expected: int, shape: tuple) -> None:
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an "
@@ -275,29 +172,15 @@ class Node:
         """After a backward without retain_graph: drop the arrays kept for it, as
         PyTorch does (a drawing then shows the values as freed, with their shape)."""
         if self._output is not None:
-            self._meta = {**(self._meta or {}), "freed": (self._output.shape, self._output.dtype)}
+            self._ensure_extras().freed = (self._output.shape, self._output.dtype)
         self._output = None
         if self._saved:
             self._saved = None  # the checks stay: they say what was saved (`_saved_self`)
 
-    # -- rare extras ---------------------------------------------------------------
-
-    def _extra(self, key: str):
-        return None if self._meta is None else self._meta.get(key)
-
-    def _set_extra(self, key: str, value) -> None:
-        if self._meta is None:
-            self._meta = {}
-        self._meta[key] = value
-
-    def _drop_extra(self, key: str) -> None:
-        if self._meta is not None:
-            self._meta.pop(key, None)
-
     def retain_output(self, tensor: Tensor) -> None:
         """retain_grad(): backward fills `tensor.grad` as it passes this node
         (held weakly: the node must not keep its output alive)."""
-        self._set_extra("retained", weakref.ref(tensor))
+        self._ensure_extras().retained = weakref.ref(tensor)
 
 
 class AccumulateGrad(Node):
@@ -319,20 +202,6 @@ class AccumulateGrad(Node):
         return ()
 
 
-def node_classes() -> list[type[Node]]:
-    """Every subclass of Node defined so far, at any depth (the formula sheet
-    lists them; import autogradviz.nn first to include its layers' nodes).
-    The nodes of custom Functions (autograd/function.py) are left out: their
-    formulas are the user's, not the library's."""
-    found, todo = [], [Node]
-    while todo:
-        for sub in todo.pop().__subclasses__():
-            if sub not in found and not getattr(sub, "custom_function", False):
-                found.append(sub)
-                todo.append(sub)
-    return found
-
-
 def accumulator_of(leaf: Tensor) -> AccumulateGrad:
     """The leaf's AccumulateGrad node: one per leaf, kept alive by the graphs
     that use it, and only weakly referenced from the leaf."""
@@ -340,7 +209,7 @@ def accumulator_of(leaf: Tensor) -> AccumulateGrad:
     node = ref() if ref is not None else None
     if node is None:
         node = AccumulateGrad(leaf)
-        leaf._writable_extras().accumulator = weakref.ref(node)
+        leaf._ensure_extras().accumulator = weakref.ref(node)
     return node
 
 

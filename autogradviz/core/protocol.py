@@ -4,7 +4,7 @@
 node's class name. They read a graph through two small protocols:
 
 - `GraphNode`: one backward node. autogradviz's own `Node` implements it
-  (see graph.py).
+  (see graph_api.py).
 - `GraphTensors`: how to read one library's tensors: the node a tensor's
   gradient goes to, its value, its `.grad`, its name. `AUTOGRADVIZ` reads
   autogradviz tensors.
@@ -28,7 +28,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from .graph import SavedValue, grad_node
+from .graph import grad_node
+from .graph_api import SavedValue
 from .tensor import Tensor
 
 

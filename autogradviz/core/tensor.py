@@ -108,7 +108,7 @@ class Tensor:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return
         self._grad_fn.retain_output(self)
-        self._writable_extras().retains_grad = True
+        self._ensure_extras().retains_grad = True
 
     @property
     def retains_grad(self) -> bool:
@@ -120,19 +120,12 @@ class Tensor:
         whose `.remove()` unregisters it."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is None:
-            extras = self._writable_extras()
-            if extras.hooks is None:
-                extras.hooks = []
-            hooks = extras.hooks
-        else:
-            node = self._grad_fn
-            hooks = node._extra("hooks")
-            if hooks is None:
-                hooks = []
-                node._set_extra("hooks", hooks)
-        hooks.append(hook)
-        return _HookHandle(hooks, hook)
+        # a leaf keeps its own hooks; a computed tensor's are kept by the node that made it
+        extras = self._ensure_extras() if self._grad_fn is None else self._grad_fn._ensure_extras()
+        if extras.hooks is None:
+            extras.hooks = []
+        extras.hooks.append(hook)
+        return _HookHandle(extras.hooks, hook)
 
     @property
     def version(self) -> int:
@@ -150,9 +143,9 @@ class Tensor:
     @name.setter
     def name(self, value: str | None) -> None:
         value = None if value is None else str(value)
-        self._writable_extras().name = value
+        self._ensure_extras().name = value
         if self._grad_fn is not None:  # drawings find an intermediate's name on its node
-            self._grad_fn._set_extra("name", value)
+            self._grad_fn._ensure_extras().name = value
 
     # -- data ---------------------------------------------------------------------
 
@@ -184,9 +177,9 @@ class Tensor:
         out = _make(self._data)
         out._counter = self.version_counter()
         if self._extras is not None and self._extras.inference:
-            out._writable_extras().inference = True  # as in PyTorch, detaching keeps an inference tensor one
+            out._ensure_extras().inference = True  # as in PyTorch, detaching keeps an inference tensor one
         if not self._data.flags.writeable:  # an expand()-ed view: see views.alias_of_memory
-            out._writable_extras().memory_of = views.alias_of_memory(self)
+            out._ensure_extras().memory_of = views.alias_of_memory(self)
         return out
 
     def detach_(self) -> Tensor:
@@ -207,7 +200,7 @@ class Tensor:
     def _bump_version(self) -> None:
         self.version_counter().value += 1
 
-    def _writable_extras(self) -> TensorExtras:
+    def _ensure_extras(self) -> TensorExtras:
         """This tensor's extras, made on first need, to set one of them."""
         if self._extras is None:
             self._extras = TensorExtras()
@@ -217,7 +210,7 @@ class Tensor:
 class TensorExtras:
     """What only some tensors need, kept apart: a plain tensor holds None in its
     `_extras` slot, so the hot paths (every op looks at its inputs) pay one
-    `is not None` test for all of it. Made on first need (`_writable_extras`)."""
+    `is not None` test for all of it. Made on first need (`_ensure_extras`)."""
 
     __slots__ = ("view", "memory_of", "inference", "retains_grad", "hooks", "name", "accumulator")
 

@@ -33,7 +33,7 @@ def make_view(out, base, replay: tuple):
     """Mark `out` as a view of `base`: it shares base's version counter, and
     `replay` makes it again from base."""
     counter = out._counter = base.version_counter()
-    out._writable_extras().view = ViewOf(base, replay, counter.value)
+    out._ensure_extras().view = ViewOf(base, replay, counter.value)
     return out
 
 
@@ -104,8 +104,8 @@ def rebase(t, grad_fn) -> None:
     t._grad_fn = grad_fn
     t._requires_grad = True
     if t.retains_grad:
-        if old_fn is not None:
-            old_fn._drop_extra("retained")
+        if old_fn is not None and old_fn._extras is not None:
+            old_fn._extras.retained = None
         grad_fn.retain_output(t)
 
 

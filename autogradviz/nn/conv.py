@@ -27,6 +27,7 @@ from ..core.record import record
 from ..core.tensor import Tensor, _make
 from ..ops import numpy_math
 from ..ops._operands import operand
+from ._arguments import int_pair, is_int, tensor_argument, typename
 
 Size = int | tuple[int, int]
 
@@ -140,6 +141,22 @@ def _check_conv_arguments(who: str, shape: tuple, w, bias, stride, padding, dila
         )
 
 
+def _check_groups(who: str, shape: tuple, w, groups: int) -> None:
+    """PyTorch's checks of groups against the weight and the input, in its words:
+    a mistake in the shapes is the learner's to mend, whether or not the grouped
+    convolution it asks for is implemented here."""
+    if w.shape[0] % groups:
+        raise RuntimeError(
+            f"{who}: Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got "
+            f"weight of shape {w.shape} instead"
+        )
+    if shape[-3] != w.shape[1] * groups:
+        raise RuntimeError(
+            f"{who}: Given groups={groups}, weight of shape {w.shape}, expected input of shape {shape} to have "
+            f"{w.shape[1] * groups} channels, but got {shape[-3]} channels instead"
+        )
+
+
 def _check_conv_size(who: str, shape: tuple, padded: tuple, kernel, pads, dilation) -> None:
     """PyTorch's check that the (dilated) kernel fits in the padded input, its
     words after the shapes this call gave."""
@@ -248,12 +265,12 @@ def conv2d(
 ) -> Tensor:
     """2-D convolution of (N, C, H, W) input with (O, C, kh, kw) weights. Like
     PyTorch's, it is a cross-correlation: the kernel is not flipped."""
-    x, w = operand(input), operand(weight)
-    if groups != 1:
-        raise NotImplementedError(
-            f"conv2d: groups={groups} is not supported; autogradviz implements groups=1"
-        )
+    x, w = tensor_argument(input, "conv2d"), tensor_argument(weight, "conv2d", "weight", 2)
+    if not is_int(groups):
+        raise TypeError(f"conv2d(): argument 'groups' (position 7) must be int, not {typename(groups)}")
     who = _who(_layer, "conv2d")
+    if groups <= 0:
+        raise RuntimeError(f"{who}: non-positive groups is not supported, but got groups={groups}")
     shape = x.shape  # as given: an unbatched input is named as the learner wrote it
     unbatched = x.ndim == 3
     x = _as_batch(x, "conv2d", _layer)
@@ -262,6 +279,9 @@ def conv2d(
             f"{who}: weight should have 4 dimensions (out_channels, in_channels, kH, kW), but got weight "
             f"of shape {w.shape} (input of shape {shape})"
         )
+    if groups != 1:
+        _check_groups(who, shape, w, groups)
+        raise NotImplementedError(f"{who}: groups={groups} is not supported; autogradviz implements groups=1")
     if bias is not None:
         bias = operand(bias)
         if not isinstance(bias, Tensor):  # a Python number: PyTorch's TypeError, not a broadcast
@@ -300,12 +320,30 @@ def conv2d(
 
 
 # pooling: the window options, checked once ----------------------------------------------------------
-def _pool_geometry(x, op: str, kernel_size, stride, padding, dilation, ceil_mode: bool):
-    """kernel, stride, dilation, output size, and the (top, bottom, left, right)
-    padding, where ceil_mode may add some at the bottom and right for the last window."""
-    kernel = _pair(kernel_size, "kernel_size")
-    stride = _pair(stride, "stride") if stride not in (None, (), []) else kernel
-    pad, dilation = _pair(padding, "padding"), _pair(dilation, "dilation")
+def _pool_windows(name: str, kernel_size, stride, padding, dilation) -> tuple:
+    """kernel, stride, padding and dilation as pairs of ints, read as PyTorch's
+    parser reads them: a float or a string is its TypeError, a wrong length its
+    RuntimeError, in its words. `name` is the function's: max_pool2d, avg_pool2d."""
+    kernel = int_pair(
+        kernel_size, name, "kernel_size", 2, "kernel_size must either be a single int, or a tuple of two ints"
+    )
+    if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0):
+        stride = kernel  # omitted: the windows do not overlap
+    else:
+        stride = int_pair(
+            stride, name, "stride", 3, "stride must either be omitted, a single int, or a tuple of two ints"
+        )
+    pad = int_pair(padding, name, "padding", 4, "padding must either be a single int, or a tuple of two ints")
+    dilation = int_pair(
+        dilation, name, "dilation", 5, "dilation must be either a single int, or a tuple of two ints"
+    )
+    return kernel, stride, pad, dilation
+
+
+def _pool_geometry(x, op: str, kernel, stride, pad, dilation, ceil_mode: bool):
+    """Check the window (from _pool_windows) against the input, and give kernel,
+    stride, dilation, output size, and the (top, bottom, left, right) padding,
+    where ceil_mode may add some at the bottom and right for the last window."""
     # Before numpy sees them: a zero stride divides by zero, a negative padding
     # fails inside numpy, a zero kernel or dilation silently gives a wrong result.
     # The kernel comes first, although PyTorch checks the stride first: its
@@ -390,11 +428,12 @@ def max_pool2d(
     _layer=None,
 ):
     """The largest value of each window (stride defaults to the kernel size)."""
-    x = operand(input)
+    x = tensor_argument(input, "max_pool2d")
+    windows = _pool_windows("max_pool2d", kernel_size, stride, padding, dilation)
     unbatched = x.ndim == 3
     x = _as_batch(x, "max_pool2d", layer=_layer)
     kernel, stride, dilation, out_hw, pads = _pool_geometry(
-        x, _who(_layer, "max_pool2d"), kernel_size, stride, padding, dilation, ceil_mode
+        x, _who(_layer, "max_pool2d"), *windows, ceil_mode
     )
     padded = _pad(x._data, pads, -np.inf)
     # scan the taps, keeping the largest value so far and which tap it came from
@@ -462,12 +501,11 @@ def avg_pool2d(
     _layer=None,
 ) -> Tensor:
     """The mean of each window (stride defaults to the kernel size)."""
-    x = operand(input)
+    x = tensor_argument(input, "avg_pool2d")
+    windows = _pool_windows("avg_pool2d", kernel_size, stride, padding, 1)
     unbatched = x.ndim == 3
     x = _as_batch(x, "avg_pool2d", layer=_layer)
-    kernel, stride, _, out_hw, pads = _pool_geometry(
-        x, _who(_layer, "avg_pool2d"), kernel_size, stride, padding, 1, ceil_mode
-    )
+    kernel, stride, _, out_hw, pads = _pool_geometry(x, _who(_layer, "avg_pool2d"), *windows, ceil_mode)
     padded = _pad(x._data, pads)
     total = sum(
         padded[_tap(i, j, stride, (1, 1), out_hw)] for i, j in product(range(kernel[0]), range(kernel[1]))
@@ -506,13 +544,42 @@ class AdaptiveAvgPool2DBackward0(Node):
         return (rows.T @ g @ cols,)
 
 
+def _adaptive_size(output_size, plane: tuple) -> tuple[int, int]:
+    """output_size as (height, width), checked as PyTorch checks it: None keeps
+    the input's size on that side; a negative size is an error, not an empty output."""
+    op = "adaptive_avg_pool2d"
+
+    if is_int(output_size):
+        size = (int(output_size), int(output_size))
+    elif isinstance(output_size, (tuple, list)):
+        for index, item in enumerate(output_size):
+            if item is not None and not is_int(item):
+                raise TypeError(
+                    f"{op}(): argument 'output_size' (position 2) must be tuple of ints, but found element of "
+                    f"type {typename(item)} at pos {index} (output_size={output_size!r})"
+                )
+        if len(output_size) != 2:
+            raise RuntimeError(f"{op}: output_size must be 2, but got output_size={tuple(output_size)!r}")
+        size = tuple(n if o is None else int(o) for n, o in zip(plane, output_size))
+    else:
+        raise TypeError(
+            f"{op}(): argument 'output_size' (position 2) must be tuple of ints, not {typename(output_size)} "
+            f"(output_size={output_size!r})"
+        )
+    if min(size) < 0:
+        raise RuntimeError(
+            f"{op}: elements of output_size must be greater than or equal to 0 but received "
+            f"{{{size[0]}, {size[1]}}}"
+        )
+    return size
+
+
 def adaptive_avg_pool2d(input: Tensor, output_size: int | tuple, _layer=None) -> Tensor:
     """Average each plane into an output_size grid of (nearly) equal bins."""
-    x = operand(input)
+    x = tensor_argument(input, "adaptive_avg_pool2d")
     unbatched = x.ndim == 3
     x = _as_batch(x, "adaptive_avg_pool2d", layer=_layer)
-    size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
-    size = tuple(n if o is None else o for n, o in zip(x.shape[2:], size))  # None keeps that size
+    size = _adaptive_size(output_size, x.shape[2:])
     rows = _averaging_matrix(x.shape[2], size[0], x._data.dtype)
     cols = _averaging_matrix(x.shape[3], size[1], x._data.dtype)
     out = rows @ x._data @ cols.T

@@ -25,6 +25,7 @@ from ..ops._operands import factors_to_save, operand
 from ..ops.arithmetic import MmBackward0, addmm_record
 from ..ops.inplace import _inplace
 from ..ops.shape import SqueezeBackward0, UnsafeViewBackward0, ViewBackward0
+from ._arguments import number_argument, tensor_argument
 from .conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d
 from .losses import (
     binary_cross_entropy,
@@ -72,6 +73,9 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope·x: a ReLU whose negative side still
     passes a little gradient, so units cannot die."""
+    name = "leaky_relu_" if inplace else "leaky_relu"  # PyTorch's errors name the in-place op so
+    input = tensor_argument(input, name)
+    negative_slope = number_argument(negative_slope, name, "negative_slope", 2)
     if inplace:
         node = pointwise.LeakyReluBackward1
         return _inplace(operand(input), "leaky_relu_", lambda old: ops.leaky_relu(old, negative_slope, node))
@@ -133,7 +137,7 @@ class SqueezeBackward4(SqueezeBackward0):
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """x Wᵀ + b, for x of shape (..., in_features) and W of shape (out_features, in_features)."""
-    x, w = operand(input), operand(weight)
+    x, w = tensor_argument(input, "linear"), tensor_argument(weight, "linear", "weight", 2)
     x_shape, w_shape = x._data.shape, w._data.shape  # (shapes as tuples: the messages print (2, 3))
     if x_shape[-1:] != w_shape[1:]:
         raise RuntimeError(

@@ -12,9 +12,13 @@ from ..core.tensor import Tensor
 from ..ops._operands import operand
 from . import functional as F  # noqa: N812 - the conventional name
 from . import init
+from ._arguments import is_int, tensor_argument, typename
 from .conv import _conv_padding, _pair
 from .module import Module
 from .parameter import Parameter, UninitializedParameter
+
+# PyTorch's, printed in a fixed order (PyTorch prints a set, in an order that changes between runs)
+_PADDING_MODES = "{'zeros', 'reflect', 'replicate', 'circular'}"
 
 
 def _new_parameter(*shape: int, dtype=None) -> Parameter:
@@ -46,7 +50,7 @@ class Linear(Module):
         _default_init(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
-        x = operand(input)
+        x = tensor_argument(input, "linear")  # None is PyTorch's TypeError, not numpy's "dtype object"
         if x.shape[-1:] != (self.in_features,):
             raise RuntimeError(
                 f"{self!r}: expected input with last dimension {self.in_features}, got shape {x.shape}"
@@ -82,7 +86,7 @@ class LazyLinear(Linear):
         return any(isinstance(p, UninitializedParameter) for p in self.parameters())
 
     def forward(self, input: Tensor) -> Tensor:
-        x = operand(input)
+        x = tensor_argument(input, "linear")
         if x._data.ndim == 0:
             raise IndexError(
                 f"{self!r}: a 0-d input has no last dimension to read in_features from; "
@@ -123,6 +127,25 @@ class Conv2d(Module):
         dtype=None,
     ):
         super().__init__()
+        # PyTorch's checks and words first: a mistake is the learner's to mend; then
+        # what autogradviz does not implement
+        # (PyTorch's constructor takes a float or True, and fails later: in torch.empty, or at the call)
+        if not is_int(groups):
+            raise TypeError(f"Conv2d: groups must be an int, not {typename(groups)} ({groups!r})")
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError(
+                f"in_channels must be divisible by groups (in_channels={in_channels}, groups={groups})"
+            )
+        if out_channels % groups != 0:
+            raise ValueError(
+                f"out_channels must be divisible by groups (out_channels={out_channels}, groups={groups})"
+            )
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(
+                f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'"
+            )
         if groups != 1:
             raise NotImplementedError(
                 f"Conv2d: groups={groups} is not supported; autogradviz implements groups=1"

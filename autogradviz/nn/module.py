@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict, namedtuple
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from ..core.dtypes import to_dtype
 from ..core.grad_mode import no_grad
 from ..core.graph import grad_node
 from ..core.tensor import Tensor
+from ._arguments import typename
 from .parameter import Parameter
 
 _STORES = ("_parameters", "_buffers", "_modules")
@@ -95,7 +96,9 @@ class Module:
             # a name keeps its place in its own dict when reassigned, as in PyTorch
             self._forget(name, keep="_modules" if isinstance(value, Module) else "_parameters")
             if isinstance(value, Module):
-                self.add_module(name, value)
+                # as in PyTorch, an attribute's name is not checked as add_module's is:
+                # `self.parameters = nn.Linear(...)` is the learner's choice to make
+                self._set_module(name, value)
             else:
                 self.register_parameter(name, value)
             return
@@ -142,7 +145,11 @@ class Module:
         return found
 
     def _check_new_name(self, name: str, store: str, kind: str) -> None:
-        """PyTorch's rules for a parameter's or a buffer's name."""
+        """PyTorch's rules for a parameter's or a buffer's name, in its order and words:
+        a dotted name would be ambiguous in state_dict's keys ("fc.weight"), and an
+        existing attribute's name ("parameters") would hide the attribute."""
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {typename(name)}")
         if "." in name:
             raise KeyError(f'{kind} name can\'t contain "."')
         if name == "":
@@ -176,11 +183,22 @@ class Module:
             tensor.name = name
 
     def add_module(self, name: str, module: Module | None) -> None:
-        if module is not None and not isinstance(module, Module):
-            raise TypeError(
-                f"{type(module).__name__} is not a Module subclass: wrap a function in a Module, "
-                "for example nn.ReLU() instead of F.relu"
-            )
+        _check_module(module)
+        # PyTorch's rules for a child's name, in its order and words (a parameter's are
+        # the same, but for the order: see _check_new_name)
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._set_module(name, module)
+
+    def _set_module(self, name: str, module: Module | None) -> None:
+        """Register a child, with no check of its name (attribute assignment's path)."""
+        _check_module(module)
         self._modules[name] = module
         if module is None:
             return
@@ -403,6 +421,14 @@ class Module:
 Layer = Module  # Paddle's name
 
 
+def _check_module(module) -> None:
+    if module is not None and not isinstance(module, Module):
+        raise TypeError(
+            f"{typename(module)} is not a Module subclass: wrap a function in a Module, "
+            "for example nn.ReLU() instead of F.relu"
+        )
+
+
 def _indent(text: str, spaces: int) -> str:
     first, *rest = text.split("\n")
     return "\n".join([first] + [" " * spaces + line for line in rest])
@@ -480,6 +506,13 @@ class ModuleList(Module):
         return self
 
     def extend(self, modules) -> ModuleList:
+        if not isinstance(modules, Iterable):  # a Module is not, but for Sequential and ModuleList
+            raise TypeError(
+                f"ModuleList.extend should be called with an iterable, but got {type(modules).__name__}"
+            )
+        modules = list(modules)
+        for module in modules:  # every one checked before any is added (PyTorch adds those before a bad one)
+            _check_module(module)
         for module in modules:
             self.append(module)
         return self
@@ -571,8 +604,9 @@ def _mark_module(module: Module, starts: tuple, output) -> None:
         # is the input's, calling the module in a loop would grow its list forever
         if node in starts:
             continue
-        marks = node._extra("modules") or []
-        if any(m is module and s == starts for m, s in marks):
+        extras = node._ensure_extras()
+        if extras.modules is None:
+            extras.modules = []
+        if any(m is module and s == starts for m, s in extras.modules):
             continue  # the same call noted twice (an output returned twice) boxes the same ops
-        marks.append((module, starts))
-        node._set_extra("modules", marks)
+        extras.modules.append((module, starts))

@@ -10,6 +10,8 @@ Both change `.grad` in place, outside the graph, between backward and the step.
 from __future__ import annotations
 
 import math
+import types
+import warnings
 
 import numpy as np
 
@@ -17,7 +19,14 @@ from ..core.tensor import Tensor, _make
 
 
 def _grads(parameters) -> list[Tensor]:
-    params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    if isinstance(parameters, types.GeneratorType):
+        params = list(parameters)
+        if not params:  # model.parameters() read once already: PyTorch's warning
+            warnings.warn(
+                "`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=3
+            )
+    else:
+        params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
     return [p._grad for p in params if p._grad is not None]
 
 
@@ -28,7 +37,11 @@ def clip_grad_norm_(
     vector of every gradient entry) is at most `max_norm`; return that total
     norm, measured before clipping. Exploding gradients then take a bounded step."""
     grads = _grads(parameters)  # tensors: `parameters` may be a generator, read once
+    # float() first, as PyTorch does, even when there is nothing to clip: max_norm='a' is
+    # its ValueError, max_norm=None its TypeError (numpy would make None a NaN and scale
+    # every gradient to NaN)
     norm_type = float(norm_type)
+    max_norm = float(max_norm)
     if not grads:
         return _make(np.asarray(0.0, dtype=np.float32))
     arrays = [g._data for g in grads]
@@ -56,6 +69,7 @@ def clip_grad_norm_(
 
 def clip_grad_value_(parameters, clip_value: float) -> None:
     """Clamp every gradient entry to [-clip_value, clip_value]."""
+    clip_value = float(clip_value)  # PyTorch's check: 'a' is a ValueError, None a TypeError
     for g in _grads(parameters):
         np.clip(g._data, -clip_value, clip_value, out=g._data)
         g._bump_version()

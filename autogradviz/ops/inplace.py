@@ -20,7 +20,7 @@ from ..core import dtypes, random, views
 from ..core.creation import tensor
 from ..core.grad_mode import _state as _grad_state
 from ..core.grad_mode import check_inplace_allowed, no_grad
-from ..core.graph import Node
+from ..core.graph import OUTPUT, Node
 from ..core.record import record
 from ..core.tensor import Tensor, _make
 from . import arithmetic, pointwise
@@ -31,14 +31,16 @@ from .shape import expand, frozen_index, getitem, index_steps, to_index
 
 def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None, check_overlap=None) -> Tensor:
     """Overwrite `t` with `compute(old t)`, recording the op if autograd needs to.
+    `other` is the op's operand (a tuple for several: clamp_'s min and max).
     `check_overlap` replaces the default check that a tensor operand `other` does not
     share memory with `t` in a way PyTorch refuses (x[idx] = v checks its own way)."""
     check_inplace_allowed(t)  # an inference tensor stays as it is outside inference_mode
     grad_mode = _grad_state.enabled
     is_view = views.view_of(t) is not None
+    operands = [x for x in (other if isinstance(other, tuple) else (other,)) if isinstance(x, Tensor)]
     recording = grad_mode and (
         t._requires_grad
-        or (isinstance(other, Tensor) and other._requires_grad)
+        or any(x._requires_grad for x in operands)
         or (is_view and views.view_chain(t)[-1]._requires_grad)
     )
     # PyTorch's order: first the leaf rules, then the memory checks, then the work
@@ -58,8 +60,9 @@ def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None, check_overla
             )
     if check_overlap is not None:
         check_overlap()
-    elif isinstance(other, Tensor):
-        refuse_shared_memory(name, t._data, other._data)
+    else:
+        for x in operands:
+            refuse_shared_memory(name, t._data, x._data)
     if ufunc is not None and not recording and _write_in_place(t, ufunc, other):
         return t
     if recording and is_view:
@@ -75,16 +78,33 @@ def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None, check_overla
             result = compute(t)
     _write(t, name, result)
     if recording and result._grad_fn is not None:
-        result._grad_fn.output_now_lives_in(t)
+        _output_now_lives_in(result._grad_fn, t)
         views.rebase(t, result._grad_fn)
     return t
+
+
+def _output_now_lives_in(node: Node, tensor: Tensor) -> None:
+    """The in-place op's result is written into `tensor`: what `node` saved of
+    its output is now that tensor's data, checked against that tensor's
+    version counter. Changing it again before backward then raises, as in
+    PyTorch, instead of going unnoticed (relu_, sigmoid_, ... save their output)."""
+    counter = tensor.version_counter()
+    saved, checks = list(node._saved), []
+    for position, source, watched, version in node._checks:
+        if source is OUTPUT:
+            saved[position] = tensor._data
+            watched, version = counter, counter.value
+        checks.append((position, source, watched, version))
+    node._saved, node._checks = tuple(saved), tuple(checks)
 
 
 def _write(t: Tensor, name: str, result: Tensor) -> None:
     """Copy the new values into t's memory, and bump its version counter."""
     if result.shape != t.shape:
-        raise RuntimeError(
-            f"{name}: output with shape {t.shape} doesn't match the broadcast shape {result.shape}"
+        raise RuntimeError(  # PyTorch's sentence first, then which op
+            f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(result.shape)} "
+            f"({name} writes its result, of shape {tuple(result.shape)}, into the tensor, whose shape "
+            f"{tuple(t.shape)} cannot change)"
         )
     if not np.can_cast(result._data.dtype, t._data.dtype, casting="same_kind"):
         raise RuntimeError(  # PyTorch's sentence first, then which op
@@ -234,7 +254,7 @@ def _inplace_on_view(t: Tensor, name: str, compute) -> Tensor:
     result = compute(old)
     _write(t, name, result)  # into t's memory, which is the root's
     if result._grad_fn is not None:
-        result._grad_fn.output_now_lives_in(t)
+        _output_now_lives_in(result._grad_fn, t)
     # 2. the root's new history: CopySlices of its old history and the new value.
     #    Which positions of the root the view shows: replay the view ops on the
     #    numbers 0, 1, 2, ... laid out in the root's shape.
@@ -293,7 +313,8 @@ def pow_(t, other):
 
 def clamp_(t, min=None, max=None):  # noqa: A002
     __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
-    return _inplace(t, "clamp_", lambda old: pointwise.clamp(old, min, max))
+    pointwise.check_bounds("clamp_", {"min": min, "max": max})  # first, as PyTorch's argument parser
+    return _inplace(t, "clamp_", lambda old: pointwise.clamp_as("clamp_", old, min, max), (min, max))
 
 
 # fill_, zero_, copy_: the old value is thrown away, so its gradient is zero ---------------
@@ -748,8 +769,10 @@ def trunc_(t):
 
 
 def clamp_min_(t, min):  # noqa: A002 - PyTorch's name
-    return _inplace(t, "clamp_min_", lambda old: pointwise.clamp(old, min=min))
+    pointwise.check_bounds("clamp_min_", {"min": min}, required=True)
+    return _inplace(t, "clamp_min_", lambda old: pointwise.clamp(old, min=min), min)
 
 
 def clamp_max_(t, max):  # noqa: A002
-    return _inplace(t, "clamp_max_", lambda old: pointwise.clamp(old, max=max))
+    pointwise.check_bounds("clamp_max_", {"max": max}, required=True)
+    return _inplace(t, "clamp_max_", lambda old: pointwise.clamp(old, max=max), max)

@@ -13,7 +13,17 @@ from ..core.graph import OUTPUT, Node
 from ..core.record import record
 from ..core.tensor import Tensor
 from . import arithmetic, numpy_math
-from ._operands import QUIET_NUMPY, binary, data, elementwise, float_data, operand, torch_float
+from ._operands import (
+    QUIET_NUMPY,
+    binary,
+    broadcast_error,
+    data,
+    elementwise,
+    float_data,
+    operand,
+    result_type,
+    torch_float,
+)
 
 
 # sign(a): -1, 0 or 1 ---------------------------------------------------------------
@@ -225,6 +235,8 @@ def leaky_relu(a, negative_slope: float = 0.01, _node=LeakyReluBackward0):
 
 # clamp(a, min, max) ----------------------------------------------------------------------
 class ClampBackward1(Node):
+    """clamp with number bounds (PyTorch's ClampBackward1)."""
+
     __slots__ = ()
     elementwise = True
     op, rules = "clamp", ("∂clamp(a)/∂a = 1 if min ≤ a ≤ max else 0",)
@@ -238,11 +250,106 @@ class ClampBackward1(Node):
         return (g,)
 
 
+class ClampBackward0(Node):
+    """clamp with tensor bounds (PyTorch's ClampBackward0): the bounds get gradients too.
+    Where min > max the result is max, so then max gets the gradient and min none."""
+
+    __slots__ = ()
+    elementwise = True
+    op, broadcasts = "clamp", True
+    rules = (
+        "∂clamp(a)/∂a = 1 if min ≤ a ≤ max else 0",
+        "∂clamp(a)/∂min = 1 if a < min < max else 0",
+        "∂clamp(a)/∂max = 1 where a > max, 1 where max < min",
+    )
+
+    def vjp(self, xp, g, a, low, high):
+        # nested where()s, not a logical and: the masks stay ops that create_graph can record
+        if low is not None and high is not None:
+            return (
+                xp.where(a >= low, xp.where(a <= high, g, 0.0), 0.0),
+                xp.where(a < low, xp.where(low < high, g, 0.0), 0.0),
+                xp.where(a > high, g, xp.where(high < low, g, 0.0)),
+            )
+        if low is not None:
+            return xp.where(a >= low, g, 0.0), xp.where(a < low, g, 0.0), None
+        return xp.where(a <= high, g, 0.0), None, xp.where(a > high, g, 0.0)
+
+
+def _type_name(value) -> str:
+    """A value's type as PyTorch's argument parser names it: Tensor, float, numpy.ndarray."""
+    if isinstance(value, Tensor):
+        return "Tensor"
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+
+
+def check_bounds(name: str, bounds: dict, required: bool = False) -> bool:
+    """Check clamp's bounds as PyTorch's argument parser does: each is None, a
+    number or a tensor, and the given ones are all numbers or all tensors (PyTorch
+    has the two signatures, not a mix). Returns True for tensor bounds. `bounds`
+    maps each bound's name to its value: {"min": ..., "max": ...}; `required`:
+    None is not allowed (clamp_min_'s one bound)."""
+    given = {key: value for key, value in bounds.items() if value is not None or required}
+    tensors = [isinstance(value, Tensor) for value in given.values()]
+    numbers = [_is_number(value) for value in given.values()]
+    if all(tensors) or all(numbers):
+        return bool(given) and all(tensors)
+    # PyTorch's words: keywords as clamp(min=...) is usually called; a required bound as positional
+    if required:
+        got = ", ".join(_type_name(value) for value in given.values())
+    else:
+        got = "".join(f"{key}={_type_name(value)}, " for key, value in given.items())
+    default = "" if required else " = None"
+    signatures = "".join(
+        f" * ({', '.join(f'{kind} {key}{default}' for key in bounds)})\n" for kind in ("Tensor", "Number")
+    )
+    raise TypeError(
+        f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+        f"{signatures}({name}: {_what_is_wrong(given)})"
+    )
+
+
+def _what_is_wrong(given: dict) -> str:
+    """Which bound clamp's argument parser refused, and why, in plain words."""
+    for key, value in given.items():
+        if not isinstance(value, Tensor) and not _is_number(value):
+            return (
+                f"{key} is a {_type_name(value)}, not a number or a tensor; "
+                "for a list or an array, pass agv.tensor(...)"
+            )
+    kinds = {key: "a tensor" if isinstance(value, Tensor) else "a number" for key, value in given.items()}
+    return f"min is {kinds['min']} and max {kinds['max']}: give both as tensors, or both as numbers"
+
+
+def _is_number(value) -> bool:
+    """A Python or numpy number, as PyTorch's `Number` (an array is not one, even 0-d)."""
+    return isinstance(value, (int, float, complex, np.bool_, np.number))
+
+
 def clamp(a, min=None, max=None):  # noqa: A002 - PyTorch's names
+    """Each element of `a` limited to [min, max]. The bounds are numbers, or tensors
+    that broadcast with `a` (and then get gradients too)."""
+    return clamp_as("clamp", a, min, max)
+
+
+def clip(a, min=None, max=None):  # noqa: A002 - PyTorch's names
+    """clamp's other name (NumPy's); its errors say clip, as PyTorch's do."""
+    return clamp_as("clip", a, min, max)
+
+
+def clamp_as(name: str, a, min, max):  # noqa: A002
+    """clamp(a, min, max), its errors naming the op `name` that was called (clip, clamp_)."""
+    tensor_bounds = check_bounds(name, {"min": min, "max": max})
     if min is None and max is None:
-        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     a = operand(a)
+    if tensor_bounds:
+        return _clamp_by_tensors(
+            a, operand(min) if min is not None else None, operand(max) if max is not None else None
+        )
     x = a._data
+    min, max = (bound.item() if isinstance(bound, np.generic) else bound for bound in (min, max))
     if x.dtype == np.float32:
         # PyTorch turns each bound into the tensor's dtype first; numpy would silently clamp to inf
         limit = float(np.finfo(np.float32).max)
@@ -257,7 +364,24 @@ def clamp(a, min=None, max=None):  # noqa: A002 - PyTorch's names
     return record(ClampBackward1, out, (a,), saved=(a,), args=(min, max))
 
 
-clip = clamp
+def _clamp_by_tensors(a: Tensor, low: Tensor | None, high: Tensor | None) -> Tensor:
+    """clamp(a, min, max) with tensor bounds: a, min and max broadcast together, in
+    the dtype PyTorch's promotion gives all three, as min(max(a, min), max): a NaN
+    anywhere gives NaN, and where min > max the result is max, as in PyTorch."""
+    bounds = [bound for bound in (low, high) if bound is not None]
+    shape = a.shape
+    for bound in bounds:  # left to right, as PyTorch names the shapes that clash
+        try:
+            shape = np.broadcast_shapes(shape, bound.shape)
+        except ValueError:
+            raise broadcast_error("clamp", shape, bound.shape) from None
+    target = result_type(a._data, *(bound._data for bound in bounds))
+    out = a._data.astype(target, copy=False)
+    if low is not None:
+        out = np.maximum(out, low._data.astype(target, copy=False))
+    if high is not None:
+        out = np.minimum(out, high._data.astype(target, copy=False))
+    return record(ClampBackward0, out, (a, low, high), saved=(a, low, high))
 
 
 # maximum(a, b), minimum(a, b) -----------------------------------------------------------------

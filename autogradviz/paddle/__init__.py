@@ -270,7 +270,7 @@ def _retained_grads(outputs: list) -> list[tuple[Tensor, object]]:
     roots = [t.grad_fn for t in outputs if isinstance(t, Tensor) and t.grad_fn is not None]
     kept = []
     for node in engine.topological_order(roots):
-        owner = node._extra("retained")
+        owner = None if node._extras is None else node._extras.retained
         t = owner() if owner is not None else None
         if t is not None:
             kept.append((t, t._grad))

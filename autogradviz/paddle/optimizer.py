@@ -27,6 +27,8 @@ its own update here (`RMSProp._update`).
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from .. import optim as _optim
@@ -41,6 +43,14 @@ def _parameters(name: str, parameters):
             f"({name}: pass parameters=model.parameters())"
         )
     return parameters
+
+
+def _learning_rate(learning_rate):
+    """Paddle's check of the learning rate's type, in its words (a number here:
+    Paddle's LRScheduler objects are not supported)."""
+    if not isinstance(learning_rate, numbers.Real):
+        raise TypeError(f"learning rate should be float or LRScheduler, got {type(learning_rate)} here")
+    return learning_rate
 
 
 def _decay(name: str, weight_decay, default: float = 0.0) -> float:
@@ -93,7 +103,7 @@ class SGD(Optimizer, _optim.SGD):
         _no_grad_clip("SGD", grad_clip)
         super().__init__(
             parameters=_parameters("SGD", parameters),
-            learning_rate=learning_rate,
+            learning_rate=_learning_rate(learning_rate),
             weight_decay=_decay("SGD", weight_decay),
         )
 
@@ -114,7 +124,7 @@ class Momentum(Optimizer, _optim.SGD):
         _no_grad_clip("Momentum", grad_clip)
         super().__init__(
             parameters=_parameters("Momentum", parameters),
-            learning_rate=learning_rate,
+            learning_rate=_learning_rate(learning_rate),
             momentum=momentum,
             nesterov=use_nesterov,
             weight_decay=_decay("Momentum", weight_decay),
@@ -128,7 +138,7 @@ def _adam_arguments(
     _no_grad_clip(name, grad_clip)
     return dict(
         parameters=_parameters(name, parameters),
-        learning_rate=learning_rate,
+        learning_rate=_learning_rate(learning_rate),
         betas=(beta1, beta2),
         eps=epsilon,
         weight_decay=_decay(name, weight_decay, default_decay),
@@ -205,26 +215,29 @@ class RMSProp(Optimizer, _optim.Optimizer):
     ):
         _no_grad_clip("RMSProp", grad_clip)
         # the checks of Paddle's python/paddle/optimizer/rmsprop.py, in its words
+        # (the ranges in _check_hyperparameters, which step() also runs on every group)
         if learning_rate is None:
             raise ValueError("learning_rate is not set.")
         for value, what in ((rho, "rho"), (epsilon, "epsilon"), (momentum, "momentum")):
             if value is None:
                 raise ValueError(f"{what} is not set.")
-        if not 0.0 <= epsilon:
-            raise ValueError("Invalid value of epsilon, expect epsilon >= 0.")
-        if not 0.0 <= momentum:
-            raise ValueError("Invalid value of momentum, expect momentum >= 0.")
-        if not 0.0 <= rho:
-            raise ValueError("Invalid value of rho, expect rho >= 0.")
         defaults = dict(
-            lr=float(learning_rate),
-            rho=float(rho),
-            epsilon=float(epsilon),
-            momentum=float(momentum),
-            centered=bool(centered),
+            lr=_learning_rate(learning_rate),
+            rho=rho,
+            epsilon=epsilon,
+            momentum=momentum,
+            centered=centered,
             weight_decay=_decay("RMSProp", weight_decay),
         )
         super().__init__(_parameters("RMSProp", parameters), defaults)
+
+    def _check_hyperparameters(self, check):
+        check.number("lr")  # Paddle does not check its sign
+        for key in ("epsilon", "momentum", "rho"):  # Paddle's order
+            value = check.number(key)
+            check.require(0.0 <= value, f"Invalid value of {key}, expect {key} >= 0.", key)
+        check.flag("centered")
+        check.number("weight_decay")
 
     def _update(self, theta, g, state, group):
         lr, rho, eps, beta, wd = (group[k] for k in ("lr", "rho", "epsilon", "momentum", "weight_decay"))

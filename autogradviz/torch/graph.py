@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import nn  # noqa: F401 - defines the nn nodes (linear, conv, losses), whose rules RULES reuses
 from ..autograd.saved_names import TORCH_NAMES
-from ..core.graph import SavedValue, node_classes
+from ..core.graph_api import SavedValue, node_classes
 from ..ui_text import text
 from ._pytorch import torch
 

@@ -15,6 +15,7 @@ from . import labels
 from .labels import Glyph, text
 from .model import Box, Model
 from .render import LAYOUT_FONT
+from .user_text import ELLIPSIS, LABEL_COLUMNS, displayable, shortened
 
 # fill colours by kind: parameters amber, inputs blue, roots green, ops grey
 STYLE = {
@@ -64,7 +65,7 @@ def label(box: Box) -> str:
     """An HTML-like label: a bold title, then shape, data and grad rows."""
     rows = []
     if box.title:
-        rows.append(f"<B>{text(box.title)}</B>")
+        rows.append(f"<B>{text(short_label(box.title))}</B>")
     if box.shape:
         rows.append(f'<FONT POINT-SIZE="10" COLOR="#555555">{text(box.shape)}</FONT>')
     if box.data is not None:
@@ -77,8 +78,33 @@ def label(box: Box) -> str:
             rows.append(glyph_table(box.grad_glyph))
     if not rows:
         rows.append(" ")
-    cells = "".join(f'<TR><TD ALIGN="LEFT" BALIGN="LEFT">{row}</TD></TR>' for row in rows)
+    # a title cut short keeps its whole text in a tooltip (the SVG's <title>: shown on hover)
+    tips = [_tooltip(box.title)] + [""] * (len(rows) - 1)
+    cells = "".join(
+        f'<TR><TD ALIGN="LEFT" BALIGN="LEFT"{tip}>{row}</TD></TR>' for row, tip in zip(rows, tips)
+    )
     return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{cells}</TABLE>>'
+
+
+# a title of more lines than this shows its first ones, then "…"
+LABEL_LINES = 3
+
+
+def short_label(title: str) -> str:
+    """A box's or a frame's title as the drawing shows it: each line at most
+    LABEL_COLUMNS wide (user_text.shortened), at most LABEL_LINES lines. A
+    10,000-character name would otherwise make a drawing 200,000 pt wide."""
+    lines = displayable(title).split("\n")
+    if len(lines) > LABEL_LINES:
+        lines = [*lines[: LABEL_LINES - 1], ELLIPSIS]
+    return "\n".join(shortened(line, LABEL_COLUMNS) for line in lines)
+
+
+def _tooltip(title: str | None) -> str:
+    """A TOOLTIP attribute with the whole title, if short_label() cut it; else nothing."""
+    if not title or short_label(title) == displayable(title):
+        return ""
+    return f' TOOLTIP="{labels.attribute(title)}"'
 
 
 def glyph_table(glyph: Glyph) -> str:
@@ -111,7 +137,7 @@ def glyph_table(glyph: Glyph) -> str:
     width, height = len(glyph.cells[0]) * size + 2, len(glyph.cells) * size + 2  # + the 1-pt border
     heatmap = (
         f'<TABLE BORDER="1" COLOR="#aaaaaa" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0" '
-        f'TOOLTIP="{text(glyph.tip)}">{rows}</TABLE>'
+        f'TOOLTIP="{labels.attribute(glyph.tip)}">{rows}</TABLE>'
     )
     return (
         f'<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0" FIXEDSIZE="TRUE" '
@@ -148,7 +174,7 @@ def add_model(
         _node(graph, box, prefix, box.id in highlighted)
     for index, (name, boxes) in enumerate(groups.items()):
         with graph.subgraph(name=f"cluster_{prefix}{index}") as cluster:
-            cluster.attr(label=f"<{text(name)}>", style="rounded,dashed", color="#999999", fontsize="11")
+            cluster.attr(label=_frame_label(name), style="rounded,dashed", color="#999999", fontsize="11")
             for box in boxes:
                 _node(cluster, box, prefix, box.id in highlighted)
     kind_of = {box.id: box.kind for box in model.boxes}
@@ -165,6 +191,15 @@ def add_model(
         elif arrow.style == "leaf":
             attrs = {"style": "dashed", "color": "#138d75"}
         graph.edge(prefix + arrow.tail, prefix + arrow.head, **attrs)
+
+
+def _frame_label(name: str) -> str:
+    """A group's frame label: its name, cut by short_label(), the whole name in a tooltip."""
+    tip = _tooltip(name)
+    if not tip:
+        return f"<{text(name)}>"
+    cell = f'<TD BALIGN="LEFT"{tip}>{text(short_label(name))}</TD>'
+    return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0"><TR>{cell}</TR></TABLE>>'
 
 
 def _node(graph: graphviz.Digraph, box: Box, prefix: str, highlighted: bool) -> None:

@@ -19,21 +19,33 @@ import numpy as np
 
 from ..core.printing import short_number
 from ..ui_text import text as ui_text
+from .user_text import displayable
 
-# Characters XML cannot hold (most control characters, lone surrogates, U+FFFE,
-# U+FFFF) make Graphviz reject the label or the SVG fail to parse (a lone
-# surrogate cannot even be encoded): show them as a visible mark instead
-_NOT_XML = re.compile("[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]")
+# Characters XML cannot hold (most control characters, U+FFFE, U+FFFF) make
+# Graphviz reject the label or the SVG fail to parse: show them as a visible
+# mark instead. Lone surrogates, which no UTF-8 output can hold, get the same
+# mark by the rule every output follows (user_text.displayable)
+_NOT_XML = re.compile("[\x00-\x08\x0b-\x1f\ufffe\uffff]")
+
+
+def _xml_text(value: object) -> str:
+    """The text as XML can hold it: displayable(), a tab as a space, the rest of _NOT_XML as U+FFFD.
+    Graphviz expands \\N, \\G, \\L... even in HTML labels and their tooltips (after
+    decoding entities, so &#92; does not help): a doubled backslash shows as one."""
+    value = _NOT_XML.sub("\N{REPLACEMENT CHARACTER}", displayable(value).replace("\t", " "))
+    return value.replace("\\", "\\\\")
 
 
 def text(value: object) -> str:
     """Escape any text for a Graphviz HTML-like label: each line escaped, the
     lines joined with <BR/>. The <BR/> is ours, so no user string makes markup."""
-    value = _NOT_XML.sub("\N{REPLACEMENT CHARACTER}", str(value).replace("\t", " "))
-    # Graphviz expands \N, \G, \L... even in HTML labels (after decoding
-    # entities, so &#92; does not help); a doubled backslash shows as one
-    value = value.replace("\\", "\\\\")
-    return '<BR ALIGN="LEFT"/>'.join(html.escape(line, quote=True) for line in value.split("\n"))
+    return '<BR ALIGN="LEFT"/>'.join(html.escape(line, quote=True) for line in _xml_text(value).split("\n"))
+
+
+def attribute(value: object) -> str:
+    """Escape any text for an attribute of an HTML-like label (a TOOLTIP): quoted,
+    and a newline kept as a character reference (a <BR/> cannot go in an attribute)."""
+    return html.escape(_xml_text(value), quote=True).replace("\n", "&#10;")
 
 
 def preview(array: np.ndarray | None, max_items: int = 6, language: str | None = None) -> str:

@@ -19,7 +19,10 @@ is slow: drawing never takes more than about a tenth of the time.
 
 Titles, metric and layer names are plain text: matplotlib would read `$...$`
 in them as math (and fail mid-training on a name like `w_$x{$`), so `_plain()` escapes
-every `$` before a name reaches a figure. The monitor keeps the model only
+every `$` before a name reaches a figure. They are shown on one line, as
+viz/user_text.py says: a newline or an ESC in a metric's name is written `\\n`,
+`\\x1b` (it never reaches the terminal raw), and a long name is cut with "…".
+The monitor keeps the model only
 until `finish()`, so the parameters can be freed once training is over.
 
 Every word the monitor shows comes from `autogradviz/ui_text.py`, in the
@@ -52,6 +55,7 @@ from matplotlib.ticker import MaxNLocator
 from ..core.tensor import Tensor
 from ..ui_text import resolve_language, text
 from ..viz.labels import sum_of_squares
+from ..viz.user_text import columns, shortened, visible
 from .lifetime import forget_without_kernel, widget_tree
 
 VANISHING = 1e-7  # a layer whose gradient norm is below this barely learns
@@ -97,10 +101,18 @@ def layer_grad_norms(params: Params | Iterable[tuple[str, Any]]) -> dict[str, fl
     return {layer: None if s is None else math.sqrt(s) for layer, s in squares.items()}
 
 
+def _name(name: object) -> str:
+    """A metric's or a layer's name as the monitor shows it, on one line: its
+    control characters made visible (a newline as `\\n`, ESC as `\\x1b`), and cut
+    in the middle past LABEL_COLUMNS (viz/user_text.py)."""
+    return shortened(visible(name))
+
+
 def _plain(text: str) -> str:
     """`text` for a matplotlib Text, shown exactly as typed: with every `$`
-    escaped, matplotlib finds no math in it (and a typed `\\$` shows as `\\$`)."""
-    return str(text).replace("$", r"\$")
+    escaped, matplotlib finds no math in it (and a typed `\\$` shows as `\\$`).
+    visible() first: a lone surrogate would make matplotlib raise, an ESC draw as a box."""
+    return visible(text).replace("$", r"\$")
 
 
 # the figure is drawn with these whatever the user's settings: with usetex, every name would go
@@ -280,7 +292,7 @@ class TrainingMonitor(widgets.VBox):
         parts = [self._step_text()]
         if self.losses:
             parts.append(text("monitor.loss_value", language, value=f"{self.losses[-1]:.4g}"))
-        parts += [f"{name} {points[-1][1]:.4g}" for name, points in self.metrics.items()]
+        parts += [f"{_name(name)} {points[-1][1]:.4g}" for name, points in self.metrics.items()]
         parts.append(_speed(rate, language))
         if self.finished:
             parts.append(text("monitor.done_in", language, duration=_duration(elapsed)))
@@ -304,10 +316,11 @@ class TrainingMonitor(widgets.VBox):
             line = self.status_text()
             if self.total:
                 line = f"{_text_bar(self.step, self.total)} {line}"
-            # pad with spaces to wipe out the end of a longer previous line
-            self.file.write("\r" + line.ljust(self._line_length))
+            # pad with spaces to wipe out the end of a longer previous line (in columns: a Chinese
+            # character takes two)
+            self.file.write("\r" + line + " " * max(self._line_length - columns(line), 0))
             self.file.flush()
-            self._line_length = len(line)
+            self._line_length = columns(line)
         else:
             self.bar.value = min(self.step, self.bar.max)
             self.status.value = f"<code>{html.escape(self.status_text())}</code>"
@@ -404,7 +417,7 @@ class TrainingMonitor(widgets.VBox):
             ax.set(title=text("monitor.metrics_title", language), xlabel=step_axis)
             ax.grid(alpha=0.3)
             # labels given, not collected: legend() would skip a name starting with "_"
-            ax.legend(lines, [_plain(name) for name in self.metrics])
+            ax.legend(lines, [_plain(_name(name)) for name in self.metrics])
         if self.grad_norms:
             _plot_grad_norms(axes.pop(0), self.grad_norms, language)
         fig.suptitle(f"{_plain(self.title)} - {self._step_text()}")
@@ -436,7 +449,7 @@ def _plot_grad_norms(ax, norms: dict[str, float | None], language: str) -> None:
     ax.set_xscale("log")
     ax.set_xlim(low, high)
     ax.set_ylim(len(norms) - 0.5, -0.5)  # the first layer at the top
-    ax.set_yticks(range(len(norms)), [_plain(name) for name in norms])
+    ax.set_yticks(range(len(norms)), [_plain(_name(name)) for name in norms])
     ax.set_title(text("monitor.grad_title", language), pad=16)  # room for the zones' names
     ax.set_xlabel(text("monitor.grad_axis", language))
     ax.grid(axis="x", alpha=0.3)

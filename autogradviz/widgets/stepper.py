@@ -32,6 +32,7 @@ from ..core.protocol import AUTOGRADVIZ, GraphNode, Namer, reader_for
 from ..viz.labels import brief_number, l2_norm, preview, remembered_rows
 from ..viz.modules import Layer
 from ..viz.names import resolve_names
+from ..viz.user_text import displayable, payload, shortened
 from ..viz.view import draw, fitted_picture_html
 from . import trace
 from .layer_text import explain_layer
@@ -144,12 +145,13 @@ class BackwardStepper(anywidget.AnyWidget):
             else:
                 frames, timeline = self._op_frames()
                 modules, details = {}, {}
+        # the widget's state goes to the browser as UTF-8: every string in it displayable()
         super().__init__(
             svg=_strip_xml_prolog(self._view.svg()),
-            frames=frames,
+            frames=payload(frames),
             timeline=timeline,
             modules=modules,
-            details=details,
+            details=payload(details),
             position=0,
             quiz=quiz,
             labels={key: self._text("stepper." + key) for key in _LABEL_KEYS},
@@ -307,7 +309,7 @@ class BackwardStepper(anywidget.AnyWidget):
         if layer is None and position is None and self.detail:
             layer, position = self.detail, self.detail_position
         if layer is not None:
-            self._detail_view(layer, "frame_svg()")
+            layer = self._detail_key(layer, "frame_svg()")
             self._lay_out(layer)
             view = self.details[layer]
             position = self.detail_position if position is None else position
@@ -322,7 +324,7 @@ class BackwardStepper(anywidget.AnyWidget):
         current position offers, the one just run). Returns the layer's key."""
         self._check_open("step_into()")
         key = self.frames[self.position].get("into") if layer is None else layer
-        self._detail_view(key, "step_into()")
+        key = self._detail_key(key, "step_into()")
         self.detail_position = 0
         self.detail = key
         return key
@@ -336,11 +338,13 @@ class BackwardStepper(anywidget.AnyWidget):
         self.detail = ""
         return self.position
 
-    def _detail_view(self, key, caller: str) -> dict:
+    def _detail_key(self, key, caller: str) -> str:
+        """`key` as a key of `details` (which are displayable(), _layer_views), checked."""
+        key = displayable(key) if isinstance(key, str) else key
         if key not in self.details:
             known = ", ".join(repr(k) for k in self.details) or "none: this stepper steps op by op"
             raise KeyError(f"{caller[:-2]}: {key!r} is not a layer of this stepper; its layers are {known}")
-        return self.details[key]
+        return key
 
     def _frame_position(self, position: int | None, caller: str) -> int:
         self._check_open(caller)
@@ -400,7 +404,7 @@ class BackwardStepper(anywidget.AnyWidget):
         }
         page = _PAGE.format(
             lang="zh-CN" if self._language == "zh" else "en",
-            title=html.escape(self._text("stepper.page_title") if title is None else title),
+            title=html.escape(displayable(self._text("stepper.page_title") if title is None else title)),
             css=css,
             # no "<" at all inside the <script>: "</script" would end it early, and "<!--"
             # followed by "<script" (a name can hold anything) would make the parser miss its end
@@ -437,22 +441,24 @@ class BackwardStepper(anywidget.AnyWidget):
         return self._final.get(node)
 
     def _label(self, tensor_or_node) -> str:
+        """A tensor's (or a node's tensor's) name in the panel and the table: cut to
+        LABEL_COLUMNS, as in the picture (viz/user_text.py)."""
         if self._tensors_reader.is_tensor(tensor_or_node):
-            return self._namer.name(tensor_or_node) or self._text("stepper.unnamed")
+            return shortened(self._namer.name(tensor_or_node) or self._text("stepper.unnamed"))
         node = tensor_or_node
         if node.variable is not None:
-            return self._namer.name(node.variable) or self._text("stepper.leaf")
-        return self._namer.name(self._namer.tensor_of(node), node) or self._text(
-            "stepper.output_of", op=node.op
+            return shortened(self._namer.name(node.variable) or self._text("stepper.leaf"))
+        return shortened(
+            self._namer.name(self._namer.tensor_of(node), node) or self._text("stepper.output_of", op=node.op)
         )
 
     def _target_label(self, sent: trace.Sent) -> str:
         """The name of the input a step sends to, as the trace recorded it (the
-        unnamed leaf's fallback "leaf" in the stepper's language)."""
+        unnamed leaf's fallback "leaf" in the stepper's language), cut as _label's."""
         target = sent.target
         if target.variable is not None and not self._namer.name(target.variable):
             return self._text("stepper.leaf")
-        return sent.target_name
+        return shortened(sent.target_name)
 
     def _rule_lines(self, step: trace.Step) -> list[str]:
         """The step's rules in the learner's names, each with its local derivative's
@@ -510,7 +516,8 @@ class BackwardStepper(anywidget.AnyWidget):
         op_marks = trace.timeline([[step] for step in ordered], self._root_node)
         top_ids = _svg_ids(self._view.boxes, self._tensors_reader)
         timeline = _box_marks(top_ids, top_marks)
-        modules = {svg_id: layer.key for svg_id, layer in self._view.layers.items()}
+        # a layer's key is a module's path, the learner's text: the browser gets it displayable()
+        modules = {svg_id: displayable(layer.key) for svg_id, layer in self._view.layers.items()}
 
         starts, position = [], 0  # where each chunk's steps begin in `ordered`
         for chunk in chunks:
@@ -520,10 +527,10 @@ class BackwardStepper(anywidget.AnyWidget):
         taken = set()
         for index, chunk in enumerate(chunks):
             if chunk.layer is not None:
-                key, n = chunk.layer.key, 1
+                key, n = displayable(chunk.layer.key), 1
                 while key in taken:
                     n += 1
-                    key = f"{chunk.layer.key}~{n}"
+                    key = f"{displayable(chunk.layer.key)}~{n}"
                 keys[index] = key
                 taken.add(key)
         begins = {start: index for index, start in enumerate(starts)}
@@ -578,7 +585,7 @@ class BackwardStepper(anywidget.AnyWidget):
 
     def _chunk_name(self, chunk: trace.Chunk) -> str:
         if chunk.layer is not None:
-            return chunk.layer.label
+            return shortened(chunk.layer.label)
         ops = [step.op or step.name for step in chunk.steps if step.leaf is None]
         return ", ".join(reversed(dict.fromkeys(ops))) or chunk.steps[0].name  # in forward order
 
@@ -607,7 +614,7 @@ class BackwardStepper(anywidget.AnyWidget):
         def parameter_name(leaf) -> str:
             if id(leaf) not in attribute:
                 return self._label(leaf)
-            return f"{layer.key}.{attribute[id(leaf)]}" if layer.key else attribute[id(leaf)]
+            return shortened(f"{layer.key}.{attribute[id(leaf)]}" if layer.key else attribute[id(leaf)])
 
         params = {}
         for step in ops:
@@ -627,7 +634,7 @@ class BackwardStepper(anywidget.AnyWidget):
                 x_shape = tuple(np.shape(sent.value))
                 before = self._view.layer_of.get(sent.target)  # the layer that made this input
                 target = e(
-                    self._text("stepper.layer.output_of", layer=before.label)
+                    self._text("stepper.layer.output_of", layer=shortened(before.label))
                     if before is not None and sent.target is before.output
                     else self._target_label(sent)
                 )
@@ -677,14 +684,16 @@ class BackwardStepper(anywidget.AnyWidget):
         """Frame k of a layer's own view: k of its steps have run."""
         step = chunk.steps[k - 1] if k else None
         if step is None:
-            title = self._text("stepper.title.inside_start", layer=chunk.layer.label, steps=len(chunk.steps))
+            title = self._text(
+                "stepper.title.inside_start", layer=self._chunk_name(chunk), steps=len(chunk.steps)
+            )
         else:
             title = self._text(
                 "stepper.title.inside",
-                layer=chunk.layer.label,
+                layer=self._chunk_name(chunk),
                 position=k,
                 last=len(chunk.steps),
-                name=step.name,
+                name=shortened(step.name),
             )
         panel = self._panel(k, step) if step is not None else self._layer_panel(chunk, now)
         details[key]["frames"].append(self._frame(title, panel, now, next_step))
@@ -701,7 +710,7 @@ class BackwardStepper(anywidget.AnyWidget):
             "timeline": {},
             "enter": index,
             "leave": index + 1,
-            "title": chunk.layer.label,
+            "title": self._chunk_name(chunk),
         }
 
     def _lay_out(self, *keys: str) -> None:
@@ -717,7 +726,7 @@ class BackwardStepper(anywidget.AnyWidget):
                 view = draw(self._root, **{**self._draw, "layers": True, "expand": [layer]})
                 marks = _box_marks(_svg_ids(view.boxes, self._tensors_reader), op_marks, shift=start)
                 details[key] = {**details[key], "svg": _strip_xml_prolog(view.svg()), "timeline": marks}
-        self.details = details  # a new dict: the browser hears of it
+        self.details = payload(details)  # a new dict: the browser hears of it
 
     @traitlets.observe("detail")
     def _opened(self, change) -> None:
@@ -728,12 +737,12 @@ class BackwardStepper(anywidget.AnyWidget):
     def _title(self, position: int, step: trace.Step | None) -> str:
         if step is None:
             return self._text("stepper.title.start", steps=self.last)
-        return self._text("stepper.title.step", position=position, last=self.last, name=step.name)
+        return self._text("stepper.title.step", position=position, last=self.last, name=shortened(step.name))
 
     def _panel(self, position: int, step: trace.Step | None) -> str:
         e = html.escape
         if step is None:
-            names = [s.name for s in self.steps]
+            names = [shortened(s.name) for s in self.steps]
             if len(names) > 12:  # a long walk would fill the panel: its ends say enough
                 names = [*names[:6], self._text("stepper.panel.more", count=len(names) - 10), *names[-4:]]
             order = " → ".join(e(name) for name in names)
@@ -742,7 +751,7 @@ class BackwardStepper(anywidget.AnyWidget):
             )
             return f"<p>{start}</p><p>{self._text('stepper.panel.order', order=order)}</p>"
         parts = [
-            f'<p class="agv-node-name">{self._text("stepper.panel.reverses", name=e(step.name), op=e(step.op))}</p>',
+            f'<p class="agv-node-name">{self._text("stepper.panel.reverses", name=e(shortened(step.name)), op=e(step.op))}</p>',
             f"<p>{self._text('stepper.panel.upstream', upstream=e(preview(step.upstream)))}</p>",
         ]
         if step.leaf is not None:
@@ -827,7 +836,9 @@ class BackwardStepper(anywidget.AnyWidget):
         if step is None:
             return {"targets": [], "prompts": [], "expected": [], "hint": ""}
         rules = self._text("stepper.quiz.rule_separator").join(self._rule_lines(step))
-        hint = self._text("stepper.quiz.hint", name=step.name, rules=rules, upstream=preview(step.upstream))
+        hint = self._text(
+            "stepper.quiz.hint", name=shortened(step.name), rules=rules, upstream=preview(step.upstream)
+        )
         if step.leaf is not None:
             hint += self._text("stepper.quiz.hint_leaf")
             return {"targets": [], "prompts": [], "expected": [], "hint": hint}

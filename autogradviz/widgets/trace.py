@@ -21,6 +21,7 @@ from .. import engine
 from ..core.protocol import AutogradvizTensors, GraphNode, Namer, Sent, Step
 from ..ops import numpy_math
 from ..ops.broadcast import sum_to
+from ..viz.user_text import shortened
 
 
 def _copy(x) -> np.ndarray | None:
@@ -158,17 +159,20 @@ def _input_symbols(rules: tuple[str, ...], inputs: int) -> list[str | None]:
 
 
 def _input_name(node: GraphNode, i: int, namer: Namer) -> str | None:
-    """The learner's name for input i of the node's forward op (names= or .name), or None."""
+    """The learner's name for input i of the node's forward op (names= or .name), or None;
+    cut to LABEL_COLUMNS (viz/user_text.py), as a rule shows it."""
     child = node.edges[i]
     if child is None:  # a constant: named only if it is the data of a tensor names= holds
         value = node.constants[i] if i < len(node.constants) else None
         if not isinstance(value, np.ndarray):
             return None
         tensor = next((t for t in namer.tensors if namer.reader.value(t) is value), None)
-        return namer.name(tensor) if tensor is not None else None
-    if child.variable is not None:
-        return namer.name(child.variable)
-    return namer.name(namer.tensor_of(child), child)
+        name = namer.name(tensor) if tensor is not None else None
+    elif child.variable is not None:
+        name = namer.name(child.variable)
+    else:
+        name = namer.name(namer.tensor_of(child), child)
+    return shortened(name) if name else name
 
 
 def named_rules(node: GraphNode, namer: Namer) -> tuple[str, ...]:

@@ -183,7 +183,8 @@ arrives into `leaf.grad` (creating `.grad` the first time). That is why gradient
 repeated `backward()` calls. It has no `next_functions`: the walk ends there.
 
 **Source tour.** [autogradviz/core/graph.py](../../autogradviz/core/graph.py): class `Node` (its
-`edges` and `next_functions`) and class `AccumulateGrad`; the adding itself is function
+`edges`; `next_functions`, PyTorch's spelling of them, is in
+[autogradviz/core/graph_api.py](../../autogradviz/core/graph_api.py)) and class `AccumulateGrad`; the adding itself is function
 `_accumulate` in [autogradviz/engine.py](../../autogradviz/engine.py).
 """,
         """
@@ -194,8 +195,8 @@ repeated `backward()` calls. It has no `next_functions`: the walk ends there.
 （第一次时创建 `.grad`）。这正是多次调用 `backward()` 时梯度会累加的原因。它没有
 `next_functions`：遍历到这里就结束了。
 
-**源码导览。** [autogradviz/core/graph.py](../../autogradviz/core/graph.py)：类 `Node`（它的 `edges` 和
-`next_functions`）以及类 `AccumulateGrad`；累加本身在 [autogradviz/engine.py](../../autogradviz/engine.py)
+**源码导览。** [autogradviz/core/graph.py](../../autogradviz/core/graph.py)：类 `Node`（它的 `edges`；
+PyTorch 的写法 `next_functions` 在 [autogradviz/core/graph_api.py](../../autogradviz/core/graph_api.py) 中）以及类 `AccumulateGrad`；累加本身在 [autogradviz/engine.py](../../autogradviz/engine.py)
 的函数 `_accumulate` 中。
 """,
     ),
