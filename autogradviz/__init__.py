@@ -31,7 +31,7 @@ from . import (  # numpy only: layers, models, optimizers, datasets and a DataLo
     optim,
     utils,  # utils.data: torch.utils.data's datasets, samplers and DataLoader
 )
-from . import compat as _compat  # noqa: F401 - attaches stop_gradient, gradient(), clear_grad() to Tensor
+from . import compat as _compat  # noqa: F401 - attaches PyTorch's Python surface and Paddle's spellings to Tensor
 from . import methods as _methods  # noqa: F401 - attaches the ops to Tensor as methods
 from .autograd import profiler  # torch.profiler: the same module as agv.autograd.profiler
 from .autograd.variable import (  # the typed tensor classes of PyTorch < 0.4

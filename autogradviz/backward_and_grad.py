@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine
+from .core.creation import as_array
 from .core.graph import Node, grad_node
-from .core.tensor import Tensor, _make, as_array
+from .core.tensor import Tensor, _make
 
 
 def _as_list(x) -> list:

@@ -137,8 +137,9 @@ def walk(
         if node._extras is not None and node._extras.hooks:  # hooks on the tensor this node made
             g = _run_hooks(node._extras.hooks, g, create_graph)
         if type(node) is AccumulateGrad:
-            if node.variable._extra("hooks"):  # hooks on the leaf itself
-                g = _run_hooks(node.variable._extra("hooks"), g, create_graph)
+            leaf = node.variable
+            if leaf._extras is not None and leaf._extras.hooks:  # hooks registered on the leaf
+                g = _run_hooks(leaf._extras.hooks, g, create_graph)
             yield BackwardStep(index, node, g, (), None, None)
             continue
         if only is not None and not any(child in only for child in node.edges):

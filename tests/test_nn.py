@@ -91,6 +91,44 @@ def test_parameter_repr_like_torch(torch):
     )
 
 
+def test_lazy_parameters_are_uninitialized_parameters_until_the_first_call_as_in_torch(torch):
+    ours, theirs = nn.LazyLinear(2), torch.nn.LazyLinear(2)
+
+    def described(p, parameter_class):
+        return type(p).__name__, isinstance(p, parameter_class), repr(p)
+
+    expected = [described(p, torch.nn.Parameter) for p in (theirs.weight, theirs.bias)]
+    assert expected == [("UninitializedParameter", True, "<UninitializedParameter>")] * 2
+    assert [described(p, nn.Parameter) for p in (ours.weight, ours.bias)] == expected
+    assert isinstance(ours.weight, nn.Parameter) and isinstance(ours.weight, nn.UninitializedParameter)
+    weight = ours.weight
+    ours(agv.ones(1, 3))
+    theirs(torch.ones(1, 3))
+    # the same object, now a plain Parameter (PyTorch's cls_to_become)
+    assert (
+        ours.weight is weight and type(weight) is nn.Parameter and type(theirs.weight) is torch.nn.Parameter
+    )
+    assert (
+        weight.shape == (2, 3) and weight.requires_grad and repr(weight).startswith("Parameter containing:\n")
+    )
+    assert not isinstance(weight, nn.UninitializedParameter)
+
+
+def test_a_plain_result_carries_no_extras_and_a_view_names_its_base():
+    # the hot paths (record, operand, grad_fn) test `_extras is not None` once: a result
+    # of an op gets extras only when it needs one of their fields
+    a = agv.tensor([1.0, 2.0], requires_grad=True)
+    b = agv.tensor([3.0, 4.0], requires_grad=True)
+    y = a * b
+    assert y._extras is None and y.grad_fn.name() == "MulBackward0"
+    assert a._extras is not None and a._extras.accumulator() is y.grad_fn.next_functions[0][0]
+    v = y[0]
+    assert v._extras.view.base is y and v._extras.view.version == y.version == 0
+    y.retain_grad()
+    y.name = "y"
+    assert (y._extras.retains_grad, y._extras.name, y._extras.view) == (True, "y", None)
+
+
 # Module: registration, names, walking -----------------------------------------------------------------
 class Block(nn.Module):
     def __init__(self):

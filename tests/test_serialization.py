@@ -83,6 +83,34 @@ def test_a_tensor_without_grad_or_name_and_a_parameter(tmp_path):
     np.testing.assert_array_equal(loaded.detach().numpy(), np.array([0.5, -0.5], dtype=np.float32))
 
 
+def test_the_saved_format_is_a_call_of_core_tensor_rebuild_with_a_dict_of_labels():
+    # files name autogradviz.core.tensor._rebuild(data, requires_grad, grad, meta), and meta
+    # holds only "parameter" and "name": hooks, retain_grad and view links stay with the object
+    from autogradviz.core.tensor import _rebuild
+
+    p = agv.nn.Parameter(agv.tensor([0.5, -0.5]))
+    p.name = "w"
+    p.register_hook(lambda g: g)
+    (p * 2).sum().backward()
+    function, (data, requires_grad, grad, meta) = p.__reduce_ex__(4)
+    assert (function.__module__, function.__name__, function) == (
+        "autogradviz.core.tensor",
+        "_rebuild",
+        _rebuild,
+    )
+    assert data is p.detach().numpy() and requires_grad is True and grad.tolist() == [2.0, 2.0]
+    assert meta == {"parameter": True, "name": "w"}
+    v = agv.tensor([1.0, 2.0], requires_grad=True) * 1
+    v.retain_grad()
+    assert v[0].__reduce_ex__(4)[1][3] is None and v.__reduce_ex__(4)[1][1:] == (False, None, None)
+    # a file written by hand in that format loads as a named Parameter, weights_only or not
+    crafted = _crafted(_rebuild, np.array([1.0, 2.0], dtype=np.float32), True, None, meta)
+    for weights_only in (True, False):
+        loaded = agv.load(io.BytesIO(crafted), weights_only=weights_only)
+        assert type(loaded) is agv.nn.Parameter and loaded.name == "w" and loaded.requires_grad
+        assert loaded._meta == {"parameter": True, "name": "w"}
+
+
 @pytest.mark.parametrize(
     "values, dtype, numpy_dtype",
     [

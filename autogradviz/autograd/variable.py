@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import warnings
 
+from ..compat.legacy import legacy_array
 from ..core import dtypes
-from ..core.tensor import Tensor, _make, legacy_array, refuse_integer_grad
+from ..core.tensor import Tensor, _make, refuse_integer_grad
 
 
 class _VariableMeta(type):

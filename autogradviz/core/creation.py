@@ -19,10 +19,82 @@ from . import device as _device
 from . import dtypes, random
 from .grad_mode import _state as _grad_state
 from .random import Generator
-from .tensor import Tensor, _make, as_array, refuse_integer_grad
+from .tensor import Tensor, _make, refuse_integer_grad
 
 # PyTorch's words when a factory function is asked for an integer tensor that requires grad
 _ONLY_FLOATS = "Only Tensors of floating point and complex dtype can require gradients"
+
+
+def as_array(data, dtype=None) -> np.ndarray:
+    """A fresh array for `data`, with PyTorch's dtype inference: Python floats
+    give float32, Python ints int64, and a numpy array keeps its dtype.
+
+    Values that don't fit the target dtype raise, as in PyTorch: numpy's cast would
+    wrap around (inf, nan and 2**63 all become -2**63 as int64)."""
+    if isinstance(data, Tensor):
+        data = data._data
+    from_python = not isinstance(data, (np.ndarray, np.generic))
+    if not from_python:
+        array = np.array(data)
+        if dtype is None:
+            dtypes.from_numpy_dtype(array.dtype)  # refuses float16 with a clear error
+    else:
+        if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+            data = _untensor(data)
+        array = np.array(data)
+        if array.dtype == object and array.size and all(isinstance(x, int) for x in array.flat):
+            # numpy keeps ints beyond 64 bits as Python objects; PyTorch's error for them
+            raise ValueError(
+                f"value cannot be converted to type int64 without overflow: {max(array.flat, key=abs)} "
+                f"(int64 holds integers from {np.iinfo(np.int64).min} to {np.iinfo(np.int64).max})"
+            )
+        if dtype is None and array.dtype.kind not in "fiub":
+            raise TypeError(
+                f"can't make a tensor from {type(data).__name__} data of numpy dtype {array.dtype}"
+            )
+        if dtype is None:
+            dtype = dtypes.float32 if array.dtype.kind == "f" else None
+    if array.dtype.kind not in "fiub":  # "abc" with a dtype given: numpy's "could not convert string"
+        raise TypeError(
+            f"can't make a tensor of dtype {dtypes.to_dtype(dtype)!r} from {type(data).__name__} data "
+            f"{data!r:.60}: expected numbers, bools, or lists, arrays or tensors of them"
+        )
+    target = dtypes.to_dtype(dtype) if dtype is not None else dtypes.from_numpy_dtype(array.dtype)
+    if array.dtype != target.numpy:
+        # checked as PyTorch checks: every value given as a Python number, and (for
+        # int64) a numpy array's floats and uint64s; other numpy arrays wrap around
+        checked = from_python or (target is dtypes.int64 and array.dtype.kind in "fu")
+        if target.numpy.kind in "iu" and checked and array.size:
+            bad = dtypes.overflows(array, target)
+            if bad.any():
+                # PyTorch's class: ValueError for a Python int beyond int64, RuntimeError otherwise
+                error = ValueError if from_python and array.dtype.kind == "u" else RuntimeError
+                info = np.iinfo(target.numpy)
+                raise error(
+                    f"value cannot be converted to type {target.name} without overflow: {array[bad].flat[0]} "
+                    f"({target.name} holds integers from {info.min} to {info.max})"
+                )
+        with np.errstate(over="ignore"):  # 1e308 as float32 is inf, silently as in PyTorch
+            array = array.astype(target.numpy)
+    return array
+
+
+def _flat(data):
+    """The items of nested lists and tuples, in order."""
+    for x in data:
+        if isinstance(x, (list, tuple)):
+            yield from _flat(x)
+        else:
+            yield x
+
+
+def _untensor(data):
+    """Nested lists with every tensor replaced by its array: `tensor([x, y])`."""
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return [_untensor(x) for x in data]
+    return data
 
 
 def _finish(array: np.ndarray, requires_grad: bool) -> Tensor:
@@ -100,7 +172,7 @@ def _inference_marked(t: Tensor) -> Tensor:
     """As in PyTorch, a tensor made inside `agv.inference_mode()` (by a factory
     function too, not only by an op) is an inference tensor: `t.is_inference()`."""
     if _grad_state.inference:
-        t._meta = {"inference": True}
+        t._ensure_extras().inference = True
     return t
 
 

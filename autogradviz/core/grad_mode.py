@@ -158,11 +158,6 @@ class inference_mode(_GradMode):  # noqa: N801
         return f"agv.inference_mode({self.inference})"
 
 
-def is_inference(meta) -> bool:
-    """Is a tensor with these extras (Tensor._meta) an inference tensor?"""
-    return meta is not None and bool(meta.get("inference"))
-
-
 INFERENCE_SAVED_ERROR = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
     "mode in computation tracked by autograd. To work around this, you can make a clone to get a normal "
@@ -177,5 +172,13 @@ INFERENCE_INPLACE_ERROR = (
 def check_inplace_allowed(t) -> None:
     """PyTorch's error for an in-place op on an inference tensor outside the mode
     (to be called before anything is written)."""
-    if t._meta is not None and t._meta.get("inference") and not _state.inference:
+    if t._extras is not None and t._extras.inference and not _state.inference:
         raise RuntimeError(INFERENCE_INPLACE_ERROR)
+
+
+def check_requires_grad_allowed(t) -> None:
+    """PyTorch's error for `t.requires_grad = True` on an inference tensor outside the mode."""
+    if t._extras is not None and t._extras.inference and not _state.inference:
+        raise RuntimeError(
+            "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+        )

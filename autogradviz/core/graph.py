@@ -205,11 +205,11 @@ class AccumulateGrad(Node):
 def accumulator_of(leaf: Tensor) -> AccumulateGrad:
     """The leaf's AccumulateGrad node: one per leaf, kept alive by the graphs
     that use it, and only weakly referenced from the leaf."""
-    ref = leaf._extra("accumulator")
+    ref = None if leaf._extras is None else leaf._extras.accumulator
     node = ref() if ref is not None else None
     if node is None:
         node = AccumulateGrad(leaf)
-        leaf._set_extra("accumulator", weakref.ref(node))
+        leaf._ensure_extras().accumulator = weakref.ref(node)
     return node
 
 

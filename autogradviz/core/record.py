@@ -45,7 +45,7 @@ def record(node_class: type[Node], data, inputs, saved=(), args=None) -> Tensor:
     out = _make(data)  # 1. wrap
     # inference mode records nothing, even with enable_grad() inside it (as in PyTorch)
     if _grad_mode.inference:
-        out._meta = {"inference": True}  # results made in inference mode are inference tensors
+        out._ensure_extras().inference = True  # results made in inference mode are inference tensors
     elif _grad_mode.enabled and out._data.dtype.kind == "f":
         node = _link(node_class, inputs, out._data, args)  # 2. link edges
         if node is not None:
@@ -67,7 +67,7 @@ def _link(node_class: type[Node], inputs, result: np.ndarray, args) -> Node | No
             edges.append(None)
             constants.append(t)
             continue
-        if t._meta is not None:  # only a tensor with extras can be a view, and so stale
+        if t._extras is not None:  # only a tensor with extras can be a view, and so stale
             views.refresh_if_stale(t)
         # the node that made t; for a leaf, its AccumulateGrad; None if t needs no gradient
         edge = (t._grad_fn or accumulator_of(t)) if t._requires_grad else None
@@ -100,7 +100,7 @@ def keep_saved(node: Node, saved, inputs, out: Tensor) -> None:
     values, checks = [], []
     for item in saved:
         if isinstance(item, Tensor):
-            if item._meta is not None and item._meta.get("inference"):
+            if item._extras is not None and item._extras.inference:
                 raise RuntimeError(INFERENCE_SAVED_ERROR)  # before anything is kept
             # which input it is; None for a tensor that is not an input (where's
             # condition): it gets no gradient, but its version is checked all the same

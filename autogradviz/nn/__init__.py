@@ -47,7 +47,7 @@ from .layers import (
 )
 from .loss_modules import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Layer, Module, ModuleList, Sequential
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedParameter
 
 __all__ = [
     "BCELoss",
@@ -82,6 +82,7 @@ __all__ = [
     "Sequential",
     "Sigmoid",
     "Tanh",
+    "UninitializedParameter",
     "functional",
     "init",
     "utils",

@@ -15,7 +15,7 @@ from . import init
 from ._arguments import is_int, tensor_argument, typename
 from .conv import _conv_padding, _pair
 from .module import Module
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedParameter
 
 # PyTorch's, printed in a fixed order (PyTorch prints a set, in an order that changes between runs)
 _PADDING_MODES = "{'zeros', 'reflect', 'replicate', 'circular'}"
@@ -83,7 +83,7 @@ class LazyLinear(Linear):
         self.register_parameter("bias", _uninitialized_parameter(dtype) if bias else None)
 
     def has_uninitialized_params(self) -> bool:
-        return any(p._extra("uninitialized") for p in self.parameters())
+        return any(isinstance(p, UninitializedParameter) for p in self.parameters())
 
     def forward(self, input: Tensor) -> Tensor:
         x = tensor_argument(input, "linear")
@@ -99,17 +99,15 @@ class LazyLinear(Linear):
         ):
             if p is not None:  # the same tensor object, now with values: optimizers keep working
                 p._data = creation.zeros(*shape, dtype=p._data.dtype)._data
-                p._meta.pop("uninitialized")
+                p.__class__ = Parameter
         self.reset_parameters()
         self.__class__ = Linear  # as PyTorch does: from now on it is an ordinary Linear
         return Linear.forward(self, x)
 
 
-def _uninitialized_parameter(dtype) -> Parameter:
+def _uninitialized_parameter(dtype) -> UninitializedParameter:
     """A parameter without a shape yet (LazyLinear's), kept as an empty float tensor."""
-    p = Parameter(creation.zeros(0, dtype=dtype))
-    p._set_extra("uninitialized", True)
-    return p
+    return UninitializedParameter(creation.zeros(0, dtype=dtype))
 
 
 class Conv2d(Module):

@@ -7,7 +7,9 @@ gives a plain tensor, and so do `p.detach()` and `p.data`, as in PyTorch.
 
 from __future__ import annotations
 
-from ..core.tensor import MARKED_CLASSES, Tensor, _make, as_array, refuse_integer_grad
+from ..compat.pickling import MARKED_CLASSES
+from ..core.creation import as_array
+from ..core.tensor import Tensor, _make, refuse_integer_grad
 
 
 class Parameter(Tensor):
@@ -24,8 +26,7 @@ class Parameter(Tensor):
             t = _make(as_array(() if data is None else data))
             if t._data.dtype.kind != "f":
                 t = _make(t._data.astype("float32"))
-        t.__class__ = cls
-        t._set_extra("parameter", True)  # the mark a saved file keeps (see core/tensor.py, _rebuild)
+        t.__class__ = cls  # (a copy or a saved file marks it "parameter": see compat/pickling.py)
         if requires_grad:  # PyTorch's words here differ from the setter's ("only ...")
             refuse_integer_grad(t, "Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = requires_grad
@@ -34,5 +35,19 @@ class Parameter(Tensor):
     def __init__(self, data=None, requires_grad: bool = True) -> None:
         pass  # __new__ made it: Tensor.__init__ is the legacy constructor, Tensor(2, 3)
 
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
 
-MARKED_CLASSES["parameter"] = Parameter
+
+class UninitializedParameter(Parameter):
+    """A parameter without a shape yet: nn.LazyLinear's weight and bias before the
+    first call (an empty float tensor until then). Giving it its values turns it
+    into a plain Parameter, `p.__class__ = Parameter`, as PyTorch does."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<UninitializedParameter>"
+
+
+MARKED_CLASSES["parameter"] = Parameter  # a copy or a saved file of any Parameter comes back as one

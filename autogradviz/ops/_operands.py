@@ -36,7 +36,7 @@ def operand(x):
     date here, as the op takes it: the op must see its new history (and its
     new requires_grad) before it decides what to save."""
     if isinstance(x, Tensor):
-        if x._meta is not None:
+        if x._extras is not None:  # only a tensor with extras can be a view, and so stale
             views.refresh_if_stale(x)
         return x
     if type(x) is float or type(x) is int:

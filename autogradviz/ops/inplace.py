@@ -36,12 +36,12 @@ def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None, check_overla
     share memory with `t` in a way PyTorch refuses (x[idx] = v checks its own way)."""
     check_inplace_allowed(t)  # an inference tensor stays as it is outside inference_mode
     grad_mode = _grad_state.enabled
-    base = t._extra("base") if t._meta is not None else None
+    is_view = views.view_of(t) is not None
     operands = [x for x in (other if isinstance(other, tuple) else (other,)) if isinstance(x, Tensor)]
     recording = grad_mode and (
         t._requires_grad
         or any(x._requires_grad for x in operands)
-        or (base is not None and views.view_chain(t)[-1]._requires_grad)
+        or (is_view and views.view_chain(t)[-1]._requires_grad)
     )
     # PyTorch's order: first the leaf rules, then the memory checks, then the work
     if grad_mode and t._requires_grad and t._grad_fn is None:
@@ -50,7 +50,7 @@ def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None, check_overla
             f"({name} would change a leaf that requires grad: wrap the update in `with agv.no_grad():`, "
             "or change `.data`, which autograd does not track.)"
         )
-    if recording and base is not None:
+    if recording and is_view:
         root = views.view_chain(t)[-1]
         if root._grad_fn is None and root._requires_grad:
             raise RuntimeError(
@@ -66,7 +66,7 @@ def _inplace(t: Tensor, name: str, compute, other=None, ufunc=None, check_overla
             refuse_shared_memory(name, t._data, x._data)
     if ufunc is not None and not recording and _write_in_place(t, ufunc, other):
         return t
-    if recording and base is not None:
+    if recording and is_view:
         return _inplace_on_view(t, name, compute)
     if recording:
         # the old value keeps the old history; `compute` may save it, so it
@@ -124,7 +124,7 @@ def _write(t: Tensor, name: str, result: Tensor) -> None:
 
 def _shows_an_expand(t: Tensor) -> bool:
     """Is t an expand()-ed view, or a view (or a detach()-ed copy) of one?"""
-    return t._meta is not None and any(op is expand for op, *_ in views.memory_owner(t)[1])
+    return t._extras is not None and any(op is expand for op, *_ in views.memory_owner(t)[1])
 
 
 def _positions_in_root(root: Tensor, replays: list) -> np.ndarray:
@@ -247,7 +247,7 @@ def _inplace_on_view(t: Tensor, name: str, compute) -> Tensor:
     chain = views.view_chain(t)
     root = chain.pop()  # (_inplace has checked that it is not a leaf that requires grad)
     chain.reverse()  # from the root's first view down to t
-    replays = [view._extra("replay") for view in chain]
+    replays = views.replays_of(chain)
     # 1. the view's value now, read from the root's current history; `compute`
     #    may save it, so it gets its own copy of the data
     current = views.replay(root, replays)

@@ -11,7 +11,7 @@ from ..core import views
 from ..core.graph import Node
 from ..core.record import record
 from ..core.tensor import Tensor
-from ..core.views import make_view
+from ..core.views import make_view, view_of
 from ._operands import binary, operand, torch_float
 
 
@@ -117,7 +117,7 @@ def view(a, *shape):
     a = operand(a)
     shape = _shape_args(shape, "view")
     out = _reshape(a, shape, ViewBackward0)
-    if out._extra("base") is None and out._data.size:  # reshape had to copy
+    if view_of(out) is None and out._data.size:  # reshape had to copy
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
@@ -654,9 +654,9 @@ def refuse_multi_output_view(t: Tensor) -> None:
     chunk() or unbind(), or of a view of such a piece: PyTorch computes the gradients of all
     the pieces in one node, which an in-place change of one of them cannot rebase."""
     for view in views.view_chain(t)[:-1]:
-        op, *args = view._extra("replay")
+        op, *args = view_of(view).replay
         if op is _view_at and args[1] in MULTI_OUTPUT_VIEWS:
-            replay = t._extra("replay")
+            replay = view_of(t).replay
             output = replay[3] if replay[0] is _view_at else 0
             name = type(t.grad_fn).__name__ if t.grad_fn is not None else args[1].__name__
             raise RuntimeError(

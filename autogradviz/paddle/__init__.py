@@ -58,9 +58,10 @@ from .. import backward_and_grad, engine, ops, serialization
 from ..core import creation, dtypes
 from ..core import random as _random
 from ..core import record as _record
+from ..core.creation import as_array
 from ..core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ..core.random import Generator
-from ..core.tensor import Tensor, as_array
+from ..core.tensor import Tensor
 from ..ops import sampling as _sampling
 from . import framework, io, nn, optimizer, vision
 from .framework import as_one_element, mark

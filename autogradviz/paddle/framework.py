@@ -60,8 +60,9 @@ import numpy as np
 
 from .. import ops
 from ..core import dtypes
+from ..core.creation import as_array
 from ..core.grad_mode import no_grad
-from ..core.tensor import Tensor, as_array
+from ..core.tensor import Tensor
 from ..nn.parameter import Parameter
 
 # Paddle 2.0's print options: 8 digits, at most 1000 numbers, 3 at each edge of a summary
@@ -197,8 +198,8 @@ class PaddleTensor(Tensor):
         g = self._grad
         if g is None:
             return None
-        g = mark(g, self.tensor_class())
-        g._set_extra("paddle_grad", True)  # printed stop_gradient=False, as Paddle prints a grad
+        if type(g) is not PaddleGrad:
+            g.__class__ = PaddleGrad  # same slots: the .grad itself, printed as Paddle prints a grad
         return g
 
     @property
@@ -290,6 +291,13 @@ class PaddleTensor(Tensor):
         return PaddleParameter
 
 
+class PaddleGrad(PaddleTensor):
+    """A `.grad` as Paddle 2.x hands it out: a tensor that prints stop_gradient=False.
+    What is computed from it is a plain PaddleTensor (`tensor_class`)."""
+
+    __slots__ = ()
+
+
 class PaddleTensor20(PaddleTensor):
     """A tensor with Paddle 2.0.1's rules: `.grad` a numpy array, `place=CPUPlace`,
     dtypes printed `VarType.FP32`, and no 0-d tensors (shape [1] instead)."""
@@ -315,7 +323,8 @@ class PaddleTensor20(PaddleTensor):
 
 class PaddleParameter(Parameter, PaddleTensor):
     """A Paddle layer's parameter: an nn.Parameter with Paddle's rules. Its repr
-    is Paddle's, prefixed with "Parameter containing:" (format_paddle)."""
+    is Paddle's, prefixed with "Parameter containing:" (Parameter.__repr__ comes first
+    in the method order, and its super() is PaddleTensor's)."""
 
     __slots__ = ()
 
@@ -383,8 +392,9 @@ def format_paddle(t: Tensor) -> str:
             [3., 4.]])
 
     Each float is printed with 8 decimals, or as `2.` when it is a whole number,
-    all padded to the widest; a parameter is prefixed with "Parameter containing:".
-    The place is Paddle 2.x's `Place(cpu)`, or `CPUPlace` on a Paddle 2.0 tensor.
+    all padded to the widest. (Parameter.__repr__ prefixes a parameter's with
+    "Parameter containing:".) The place is Paddle 2.x's `Place(cpu)`, or `CPUPlace` on
+    a Paddle 2.0 tensor.
     """
     data = t._data
     prefix = "Tensor"
@@ -392,19 +402,16 @@ def format_paddle(t: Tensor) -> str:
     summarize = data.size > THRESHOLD
     width, signed = _widest(_edges_of(data) if summarize else data)
     body = _format_array(data, summarize, indent, width, signed)
-    text = (
+    return (
         f"{prefix}(shape={list(data.shape)}, dtype={data.dtype.name}, place={_place_of(t)}, "
         f"stop_gradient={_stop_gradient_shown(t)},\n{' ' * indent}{body})"
     )
-    if t._extra("parameter"):
-        return "Parameter containing:\n" + text
-    return text
 
 
 def _stop_gradient_shown(t: Tensor) -> bool:
     """A gradient read from `.grad` prints stop_gradient=False in Paddle 2.x (its
     autograd guide: "Tensor x's grad is: Tensor(shape=[3], ..., stop_gradient=False,")."""
-    return not t._requires_grad and not t._extra("paddle_grad")
+    return not t._requires_grad and not isinstance(t, PaddleGrad)
 
 
 def _place_of(t: Tensor) -> str:

@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
+from ..compat.pickling import _rebuild  # autogradviz.core.tensor._rebuild, as files name it
 from ..core import dtypes as _dtypes
-from ..core.tensor import _rebuild
 from .reading import LoadError
 from .unpickler import Allowed, RestrictedUnpickler
 

@@ -42,9 +42,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..compat.pickling import _rebuild  # autogradviz.core.tensor._rebuild, as files name it
 from ..core import dtypes as _dtypes
 from ..core.size import Size
-from ..core.tensor import Tensor, _rebuild
+from ..core.tensor import Tensor
 from .allowed import PYTHON_GLOBALS
 from .reading import BoundedReader, Budget, LoadError
 from .unpickler import Allowed, RestrictedUnpickler
