@@ -151,16 +151,20 @@ def walk(
                 grads = node.vjp(xp, g, *node.unpack_saved(as_tensors=True))
         else:  # the saved values are checked: not freed, not changed in place since
             grads = node.vjp(xp, g, *node.unpack_saved())
-        reductions, merges = _send(node, grads, xp, waiting, dependencies, ready)
+        reductions, merges = _send(node, g, grads, xp, waiting, dependencies, ready)
         yield BackwardStep(index, node, g, grads, reductions, merges)
 
 
-def _send(node: Node, grads, xp, waiting: dict, dependencies: dict, ready: list):
+def _send(node: Node, g, grads, xp, waiting: dict, dependencies: dict, ready: list):
     """Deliver each input's gradient to the node on its edge, releasing that node
     as `_release` does. Returns what the stepper shows: the gradients summed down
-    because the op had broadcast, and where two paths' gradients were added."""
+    because the op had broadcast, and where two paths' gradients were added.
+
+    As in PyTorch, each input's gradient has that input's dtype, whatever the
+    formula computed in (`g * np.float64(2.0)` is float64 under numpy's rules)."""
     reductions = merges = None
     facts = node._input_facts  # (shape, dtype) of each input; None if all are the output's
+    output_dtype = _dtype_of(g) if facts is None else None  # upstream has the output's dtype
     for i, child in enumerate(node.edges):
         if child is None:
             continue
@@ -175,8 +179,10 @@ def _send(node: Node, grads, xp, waiting: dict, dependencies: dict, ready: list)
             if gi.shape != shape:  # the forward op broadcast this input: sum back to its shape
                 reductions = (reductions or []) + [(i, gi.shape, shape)]
                 gi = sum_to(xp, gi, shape)
-            if _dtype_of(gi) != dtype:  # as PyTorch does: each input's gradient in its dtype
-                gi = xp.to(gi, dtype)
+        else:
+            dtype = output_dtype
+        if _dtype_of(gi) != dtype:
+            gi = xp.to(gi, dtype)
         if child not in waiting:
             waiting[child] = gi
         else:  # another path got here first: gradients from all paths add up

@@ -457,3 +457,18 @@ def test_importing_paddle_leaves_the_tensor_class_unchanged():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["changed: []", "added: []", "removed: []", "sum is ops.sum: True"]
+
+
+def test_the_readme_gives_the_kernels_real_line_count():
+    """README, "Reading the source": the count a learner is told is `wc -l` of the
+    four kernel files as they are, file by file and in total."""
+    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    match = re.search(
+        r"is (\d+) lines \(`wc -l`: `core/tensor.py` (\d+),\s+`core/graph.py` (\d+), "
+        r"`core/record.py` (\d+), `engine.py` (\d+)\)",
+        readme,
+    )
+    assert match, "README's reading path no longer states the kernel's line count"
+    files = ["core/tensor.py", "core/graph.py", "core/record.py", "engine.py"]
+    counts = [len((PACKAGE / f).read_text(encoding="utf-8").splitlines()) for f in files]
+    assert [int(n) for n in match.groups()] == [sum(counts), *counts]

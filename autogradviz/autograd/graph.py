@@ -28,6 +28,7 @@ saved tensor can get hooks after the op ran too:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 import numpy as np
@@ -38,11 +39,28 @@ from ..core.tensor import Tensor, _make
 
 __all__ = ["Node", "SavedTensor", "disable_saved_tensors_hooks", "save_on_cpu", "saved_tensors_hooks"]
 
-# the (pack_hook, unpack_hook) pairs of the active saved_tensors_hooks blocks, innermost last;
-# the saver is attached only while it is not empty, so plain code pays one `is not None` per op
-saved_tensor_hook_stack: list[tuple[Callable, Callable]] = []
-# the messages of the active disable_saved_tensors_hooks blocks, innermost last
-_disabled: list[str] = []
+# Hooks belong to the thread that opened the block, as in PyTorch (its default
+# hooks are thread-local state): another thread's ops are not packed by them.
+_this_thread = threading.local()
+# how many blocks are active in all threads: the saver is attached only while some
+# are, so plain code pays one `is not None` per op
+_active_blocks = 0
+_active_blocks_lock = threading.Lock()
+
+
+def hook_stack() -> list[tuple[Callable, Callable]]:
+    """This thread's (pack_hook, unpack_hook) pairs, one per active block, innermost last."""
+    if not hasattr(_this_thread, "hooks"):
+        _this_thread.hooks = []
+    return _this_thread.hooks
+
+
+def disabled_messages() -> list[str]:
+    """The messages of this thread's active disable_saved_tensors_hooks blocks."""
+    if not hasattr(_this_thread, "disabled"):
+        _this_thread.disabled = []
+    return _this_thread.disabled
+
 
 # the nodes whose pack hooks PyTorch calls for the second input before the first
 # (tests/test_saved_tensors.py compares the order of the calls with torch's)
@@ -88,7 +106,10 @@ def _pack(node: Node, saved: tuple, out: Tensor) -> None:
     """The saver (core.record.set_saver) while a saved_tensors_hooks block is active:
     each saved tensor goes through the innermost pack hook, in PyTorch's order, and
     the node keeps what it returns; its unpack hook gives the tensor back at backward."""
-    pack_hook, unpack_hook = saved_tensor_hook_stack[-1]
+    stack = hook_stack()
+    if not stack:  # the block that attached the saver is another thread's
+        return
+    pack_hook, unpack_hook = stack[-1]
     values = list(node._saved)
     for position in pack_order(node):
         tensor = out if saved[position] is OUTPUT else saved[position]
@@ -107,9 +128,13 @@ def unpack_packed(node: Node, saved: tuple) -> tuple:
     return tuple(values)
 
 
-def _attach_saver() -> None:
-    """The saver packs only while a block is active; outside, record() calls nothing."""
-    record.set_saver(_pack if saved_tensor_hook_stack else None)
+def _count_block(change: int) -> None:
+    """The saver is attached while a block is active in any thread; outside, record()
+    calls nothing."""
+    global _active_blocks
+    with _active_blocks_lock:
+        _active_blocks += change
+        record.set_saver(_pack if _active_blocks else None)
 
 
 class saved_tensors_hooks:  # noqa: N801 - PyTorch's spelling
@@ -123,15 +148,15 @@ class saved_tensors_hooks:  # noqa: N801 - PyTorch's spelling
         self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
 
     def __enter__(self) -> saved_tensors_hooks:
-        if _disabled:
-            raise RuntimeError(_disabled[-1])
-        saved_tensor_hook_stack.append((self.pack_hook, self.unpack_hook))
-        _attach_saver()
+        if disabled_messages():
+            raise RuntimeError(disabled_messages()[-1])
+        hook_stack().append((self.pack_hook, self.unpack_hook))
+        _count_block(+1)
         return self
 
     def __exit__(self, *exc) -> None:
-        saved_tensor_hook_stack.pop()
-        _attach_saver()
+        hook_stack().pop()
+        _count_block(-1)
 
 
 class save_on_cpu(saved_tensors_hooks):  # noqa: N801
@@ -156,12 +181,12 @@ class disable_saved_tensors_hooks:  # noqa: N801
         self.error_message = error_message
 
     def __enter__(self) -> None:
-        if saved_tensor_hook_stack:
+        if hook_stack():
             raise RuntimeError(self.error_message)
-        _disabled.append(self.error_message)
+        disabled_messages().append(self.error_message)
 
     def __exit__(self, *exc) -> None:
-        _disabled.pop()
+        disabled_messages().pop()
 
 
 class SavedTensor:

@@ -41,6 +41,7 @@ import enum
 import functools
 import json
 import re
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
@@ -218,8 +219,6 @@ class profile:  # noqa: N801 - PyTorch's spelling
     docstring). After the block: `prof.key_averages()` (rows, with `.table()`),
     `prof.events()` (every call, in order), `print(prof)` (the table)."""
 
-    _active: list[profile] = []  # the profiles now recording, innermost last
-
     def __init__(self, enabled: bool = True, *args, **options) -> None:
         self.enabled = bool(enabled) if not isinstance(enabled, (list, tuple, set)) else True
         self._events: list[FunctionEvent] = []
@@ -241,16 +240,14 @@ class profile:  # noqa: N801 - PyTorch's spelling
     def start(self) -> None:
         self._running = True
         self._started = self._last = time.perf_counter()
-        self._previous_observer = _record.set_observer(self._on_op)
-        self._previous_walk = engine.backward_steps
-        engine.backward_steps = _timed_walk(self._previous_walk, self)
-        profile._active.append(self)
+        self._thread_profiles = this_threads_profiles()  # a profile sees its own thread's ops
+        self._thread_profiles.append(self)
+        _count_running(+1)
 
     def stop(self) -> None:
         self._running = False
-        _record.set_observer(self._previous_observer)
-        engine.backward_steps = self._previous_walk
-        profile._active.remove(self)
+        self._thread_profiles.remove(self)
+        _count_running(-1)
 
     def step(self) -> None:
         """torch.profiler's schedule step: nothing to do here, everything is recorded."""
@@ -270,8 +267,6 @@ class profile:  # noqa: N801 - PyTorch's spelling
         start = self._since_start()
         spent = self._elapsed()
         self._events.append(FunctionEvent(aten_name(node_class), spent, spent, "forward", start))
-        if self._previous_observer is not None:  # an outer profile sees it too
-            self._previous_observer(node_class)
 
     def _on_node(self, name: str) -> None:
         start = self._since_start()
@@ -348,14 +343,54 @@ class profile:  # noqa: N801 - PyTorch's spelling
         return f"<agv profile: {len(self._events)} events>"
 
 
-def _timed_walk(walk, prof: profile):
-    """The engine's walk, reporting each node to `prof` as it runs."""
+# Like PyTorch's saved_tensors_hooks, a profile belongs to the thread that started
+# it: it records that thread's ops and backward nodes, not another thread's.
+_this_thread = threading.local()
+_running = 0  # profiles running in all threads: the hooks are attached while any are
+_running_lock = threading.Lock()
+_untimed_walk = None  # engine.backward_steps as it was before the first profile started
+
+
+def this_threads_profiles() -> list[profile]:
+    """The profiles now recording in this thread, innermost last."""
+    if not hasattr(_this_thread, "profiles"):
+        _this_thread.profiles = []
+    return _this_thread.profiles
+
+
+def _count_running(change: int) -> None:
+    """Attach the two hooks when the first profile starts, in any thread (record's
+    observer, and a timed engine.backward_steps), and take them off after the last."""
+    global _running, _untimed_walk
+    with _running_lock:
+        if _running == 0 and change > 0:
+            _record.set_observer(_report_op)
+            _untimed_walk = engine.backward_steps
+            engine.backward_steps = _timed_walk(_untimed_walk)
+        _running += change
+        if _running == 0:
+            _record.set_observer(None)
+            engine.backward_steps = _untimed_walk
+
+
+def _report_op(node_class: type) -> None:
+    """record()'s observer: each of this thread's profiles sees the op, innermost first."""
+    for prof in reversed(this_threads_profiles()):
+        prof._on_op(node_class)
+
+
+def _timed_walk(walk):
+    """The engine's walk, reporting each node to this thread's profiles as it runs."""
 
     @functools.wraps(walk)
     def timed(*args, **kwargs):
-        prof._mark()  # the work before backward was called is not the first node's
+        profiles = list(reversed(this_threads_profiles()))
+        for prof in profiles:
+            prof._mark()  # the work before backward was called is not the first node's
         for step in walk(*args, **kwargs):
-            prof._on_node(step.node.name())
+            name = step.node.name()
+            for prof in profiles:
+                prof._on_node(name)
             yield step
 
     return timed
@@ -370,7 +405,7 @@ class record_function:  # noqa: N801
         self.name = name
 
     def __enter__(self) -> record_function:
-        self._profiles = list(profile._active)
+        self._profiles = list(this_threads_profiles())
         for prof in self._profiles:
             prof._open_region(self.name)
         return self
