@@ -1,0 +1,166 @@
+"""More of the PyTorch surface that course notebooks use (issue 28, item 1, continued from
+tests/test_tutorial_surface.py): the sampler module, cross_entropy's label_smoothing,
+conv1d, device=/dtype= on the layers and histogram, each checked against PyTorch itself."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.utils.data as tud
+
+import autogradviz as agv
+import autogradviz.utils.data as aud
+
+LIBRARIES = (agv, torch)
+
+
+def _raised(fn):
+    """(exception class name, message) of what fn() raises."""
+    with pytest.raises(Exception) as caught:
+        fn()
+    return type(caught.value).__name__, str(caught.value)
+
+
+def assert_raises_like_torch(fn, length: int | None = None):
+    """fn(library) raises the same class in both, and our message starts with PyTorch's
+    (its first `length` characters, when ours adds a hint after PyTorch's sentence)."""
+    ours, theirs = _raised(lambda: fn(agv)), _raised(lambda: fn(torch))
+    assert ours[0] == theirs[0], f"agv raised {ours}, torch {theirs}"
+    expected = theirs[1] if length is None else theirs[1][:length]
+    assert ours[1].startswith(expected), f"\nagv:   {ours[1]}\ntorch: {theirs[1]}"
+
+
+# 1. torch.utils.data.sampler ---------------------------------------------------------------------
+DATA = {agv: aud, torch: tud}
+
+
+def test_the_sampler_module_is_where_torch_has_it():
+    from autogradviz.utils.data import sampler
+
+    assert sorted(sampler.__all__) == sorted(tud.sampler.__all__)
+    for name in tud.sampler.__all__:
+        assert getattr(aud, name) is getattr(sampler, name)
+    assert agv.utils.data.SubsetRandomSampler is sampler.SubsetRandomSampler
+    assert issubclass(sampler.BatchSampler, sampler.Sampler)
+
+
+@pytest.mark.parametrize(
+    "n, batch_size, drop_last", [(10, 3, False), (10, 3, True), (9, 3, True), (2, 5, False)]
+)
+def test_sequential_and_batch_samplers_give_torchs_index_lists(n, batch_size, drop_last):
+    results = []
+    for m in LIBRARIES:
+        d = DATA[m]
+        sequential = d.SequentialSampler(range(n))
+        batches = d.BatchSampler(sequential, batch_size, drop_last)
+        loader = d.DataLoader(m.arange(n), sampler=d.SequentialSampler(range(n - 1)), batch_size=batch_size)
+        by_batch_sampler = d.DataLoader(m.arange(n) * 2, batch_sampler=batches)
+        results.append(
+            (
+                list(sequential),
+                len(sequential),
+                list(batches),
+                len(batches),
+                [b.tolist() for b in loader],
+                len(loader),
+                [b.tolist() for b in by_batch_sampler],
+                len(by_batch_sampler),
+            )
+        )
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"replacement": True},
+        {"replacement": True, "num_samples": 25},
+        {"num_samples": 25},
+        {"num_samples": 3},
+    ],
+)
+def test_random_sampler_has_torchs_lengths_and_kind_of_order(kwargs):
+    n = 10
+    ours, theirs = aud.RandomSampler(range(n), **kwargs), tud.RandomSampler(range(n), **kwargs)
+    drawn, drawn_by_torch = list(ours), list(theirs)
+    assert len(ours) == len(theirs) == len(drawn) == len(drawn_by_torch)
+    assert all(0 <= i < n for i in drawn)
+    if not kwargs.get("replacement"):
+        # as torch: whole permutations of range(n) one after another, the last one cut short
+        for start in range(0, len(drawn), n):
+            block = drawn[start : start + n]
+            assert len(set(block)) == len(block)
+            assert sorted(block) == sorted(drawn_by_torch[start : start + n]) or len(block) < n
+
+
+def test_random_samplers_follow_their_generator_and_manual_seed():
+    def orders(generator):
+        return (
+            list(aud.RandomSampler(range(12), generator=generator)),
+            list(aud.RandomSampler(range(12), replacement=True, num_samples=20, generator=generator)),
+            list(aud.SubsetRandomSampler([5, 7, 9, 11], generator=generator)),
+            list(aud.WeightedRandomSampler([1.0, 2.0, 3.0], 10, generator=generator)),
+        )
+
+    assert orders(agv.Generator().manual_seed(3)) == orders(agv.Generator().manual_seed(3))
+    agv.manual_seed(4)
+    first = orders(None)
+    agv.manual_seed(4)
+    assert orders(None) == first
+    assert sorted(first[2]) == [5, 7, 9, 11]
+    assert len(aud.SubsetRandomSampler([5, 7, 9])) == len(tud.SubsetRandomSampler([5, 7, 9])) == 3
+
+
+def test_a_loader_with_a_batch_sampler_of_random_indices_sees_each_sample_once():
+    agv.manual_seed(0)
+    batches = aud.BatchSampler(aud.RandomSampler(range(10)), 4, drop_last=False)
+    loader = aud.DataLoader(agv.arange(10), batch_sampler=batches)
+    seen = [b.tolist() for b in loader]
+    assert [len(b) for b in seen] == [4, 4, 2] and sorted(sum(seen, [])) == list(range(10))
+    assert len(loader) == len(
+        tud.DataLoader(torch.arange(10), batch_sampler=tud.BatchSampler(range(10), 4, False))
+    )
+
+
+SAMPLER_ERRORS = {
+    "random-replacement-not-bool": lambda d: d.RandomSampler(range(3), replacement=1),
+    "random-zero-samples": lambda d: d.RandomSampler(range(3), num_samples=0),
+    "random-float-samples": lambda d: d.RandomSampler(range(3), num_samples=2.0),
+    "batch-size-zero": lambda d: d.BatchSampler(range(3), 0, False),
+    "batch-drop-last-not-bool": lambda d: d.BatchSampler(range(3), 2, 1),
+    "weighted-zero-samples": lambda d: d.WeightedRandomSampler([1.0, 2.0], 0),
+    "weighted-2d": lambda d: d.WeightedRandomSampler([[1.0, 2.0]], 1),
+    "weighted-replacement-not-bool": lambda d: d.WeightedRandomSampler([1.0, 2.0], 1, replacement=0),
+    "weighted-too-many-without-replacement": lambda d: list(
+        d.WeightedRandomSampler([0.0, 2.0], 3, replacement=False)
+    ),
+    "loader-shuffle-and-sampler": lambda d: d.DataLoader(range(3), shuffle=True, sampler=[0]),
+    "loader-batch-sampler-and-batch-size": lambda d: d.DataLoader(
+        range(3), batch_size=2, batch_sampler=[[0]]
+    ),
+    "loader-batch-sampler-and-shuffle": lambda d: d.DataLoader(range(3), shuffle=True, batch_sampler=[[0]]),
+    "loader-batch-sampler-and-sampler": lambda d: d.DataLoader(range(3), sampler=[0], batch_sampler=[[0]]),
+    "loader-batch-sampler-and-drop-last": lambda d: d.DataLoader(
+        range(3), drop_last=True, batch_sampler=[[0]]
+    ),
+    "loader-no-batching-and-drop-last": lambda d: d.DataLoader(range(3), batch_size=None, drop_last=True),
+    "base-sampler": lambda d: iter(d.Sampler()),
+}
+
+
+@pytest.mark.parametrize("name", SAMPLER_ERRORS)
+def test_sampler_and_loader_errors_match_torch(name):
+    assert_raises_like_torch(lambda m: SAMPLER_ERRORS[name](DATA[m]))
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [[1.0, float("inf"), 1.0], [1.0, float("nan"), 1.0], [0.0, 0.0, 0.0], [-1.0, 1.0, 1.0], [-1.0, 2.0]],
+)
+@pytest.mark.parametrize("replacement", [True, False])
+@pytest.mark.parametrize("num_samples", [1, 2])
+def test_weighted_random_sampler_rejects_bad_weights_like_torch(weights, replacement, num_samples):
+    assert_raises_like_torch(
+        lambda m: list(DATA[m].WeightedRandomSampler(weights, num_samples, replacement=replacement))
+    )
