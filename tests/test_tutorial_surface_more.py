@@ -4,6 +4,7 @@ conv1d, device=/dtype= on the layers and histogram, each checked against PyTorch
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 import torch.utils.data as tud
@@ -164,3 +165,126 @@ def test_weighted_random_sampler_rejects_bad_weights_like_torch(weights, replace
     assert_raises_like_torch(
         lambda m: list(DATA[m].WeightedRandomSampler(weights, num_samples, replacement=replacement))
     )
+
+
+# 2. cross_entropy(label_smoothing=) ------------------------------------------------------------------
+def _logits(m, shape):
+    values = np.sin(np.arange(np.prod(shape), dtype=np.float64) * 1.3).reshape(shape) * 2
+    return m.tensor(values, requires_grad=True)
+
+
+def _ce_target_and_options(m, case):
+    """The case's target (class indices, or probabilities of the input's shape) and keyword arguments."""
+    shape, target_kind, kwargs, _ = case
+    classes = shape[0] if len(shape) == 1 else shape[1]
+    target_shape = () if len(shape) == 1 else shape[:1] + shape[2:]
+    if target_kind == "index":
+        labels = np.arange(int(np.prod(target_shape)), dtype=np.int64).reshape(target_shape) % classes
+        if "ignore_index" in kwargs and labels.ndim:
+            labels.flat[1] = kwargs["ignore_index"]
+        target = m.tensor(labels)
+    else:
+        raw = np.cos(np.arange(int(np.prod(shape)), dtype=np.float64)).reshape(shape) ** 2
+        target = m.tensor(raw / raw.sum(axis=0 if len(shape) == 1 else 1, keepdims=True))
+    kwargs = dict(kwargs)
+    if "weight" in kwargs:
+        kwargs["weight"] = m.tensor(kwargs["weight"], dtype=m.float64)
+    return target, kwargs
+
+
+def _ce_loss(m, x, case):
+    target, kwargs = _ce_target_and_options(m, case)
+    if case[3]:  # as a module
+        return m.nn.CrossEntropyLoss(**kwargs)(x, target)
+    return m.nn.functional.cross_entropy(x, target, **kwargs)
+
+
+CE_CASES = {
+    "index-mean": ((4, 3), "index", {"label_smoothing": 0.1}, False),
+    "index-sum": ((4, 3), "index", {"label_smoothing": 0.2, "reduction": "sum"}, False),
+    "index-none": ((4, 3), "index", {"label_smoothing": 0.3, "reduction": "none"}, False),
+    "index-weight": ((4, 3), "index", {"label_smoothing": 0.1, "weight": [0.2, 1.0, 3.0]}, False),
+    "index-weight-none": (
+        (4, 3),
+        "index",
+        {"label_smoothing": 0.1, "weight": [0.2, 1.0, 3.0], "reduction": "none"},
+        False,
+    ),
+    "index-ignore": ((5, 3), "index", {"label_smoothing": 0.25, "ignore_index": 1}, False),
+    "index-ignore-weight": (
+        (5, 3),
+        "index",
+        {"label_smoothing": 0.25, "ignore_index": 2, "weight": [0.5, 2.0, 1.5]},
+        False,
+    ),
+    "index-ignore-none": (
+        (5, 3),
+        "index",
+        {"label_smoothing": 0.25, "ignore_index": 0, "reduction": "none"},
+        True,
+    ),
+    "index-spatial": ((2, 3, 2, 2), "index", {"label_smoothing": 0.15, "weight": [1.0, 2.0, 0.5]}, False),
+    "index-1d-input": ((4,), "index", {"label_smoothing": 0.1}, False),
+    "index-one": ((3, 4), "index", {"label_smoothing": 1.0}, True),
+    "index-negative-is-none": ((3, 4), "index", {"label_smoothing": -0.2}, True),
+    "module-mean": ((4, 3), "index", {"label_smoothing": 0.1}, True),
+    "module-weight-sum": (
+        (4, 3),
+        "index",
+        {"label_smoothing": 0.1, "weight": [1.0, 2.0, 3.0], "reduction": "sum"},
+        True,
+    ),
+    "probabilities-mean": ((4, 3), "probabilities", {"label_smoothing": 0.1}, False),
+    "probabilities-weight-none": (
+        (4, 3),
+        "probabilities",
+        {"label_smoothing": 0.3, "weight": [0.2, 1.0, 3.0], "reduction": "none"},
+        True,
+    ),
+    "probabilities-spatial-sum": (
+        (2, 3, 2),
+        "probabilities",
+        {"label_smoothing": 0.5, "reduction": "sum"},
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", CE_CASES)
+def test_cross_entropy_with_label_smoothing_matches_torch(name):
+    results = []
+    for m in LIBRARIES:
+        x = _logits(m, CE_CASES[name][0])
+        loss = _ce_loss(m, x, CE_CASES[name])
+        (loss * m.arange(1, loss.numel() + 1, dtype=m.float64).reshape(loss.shape)).sum().backward()
+        results.append((loss.detach().numpy(), x.grad.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["index-weight", "index-ignore-none", "probabilities-mean", "index-spatial"])
+def test_cross_entropy_with_label_smoothing_passes_gradcheck(name):
+    case = CE_CASES[name]
+    assert agv.gradcheck(lambda x: _ce_loss(agv, x, case), (_logits(agv, case[0]),))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m: m.nn.functional.cross_entropy(_logits(m, (2, 3)), m.tensor([0, 1]), label_smoothing=1.5),
+        lambda m: m.nn.functional.cross_entropy(_logits(m, (2, 3)), m.ones(2, 3) / 3, label_smoothing=1.01),
+        lambda m: m.nn.functional.cross_entropy(_logits(m, (2, 3)), m.tensor([0, 1]), label_smoothing="a"),
+        lambda m: m.nn.CrossEntropyLoss(label_smoothing=2.0)(_logits(m, (2, 3)), m.tensor([0, 1])),
+    ],
+)
+def test_label_smoothing_errors_match_torch(fn):
+    assert_raises_like_torch(fn)
+
+
+def test_a_bad_label_smoothing_loses_nothing():
+    x = _logits(agv, (2, 3))
+    agv.nn.functional.cross_entropy(x, agv.tensor([0, 1]), label_smoothing=0.1).backward()
+    before = x.grad.tolist()
+    with pytest.raises(RuntimeError):
+        agv.nn.functional.cross_entropy(x, agv.tensor([0, 1]), label_smoothing=1.5).backward()
+    assert x.grad.tolist() == before
