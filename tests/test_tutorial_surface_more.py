@@ -4,6 +4,8 @@ conv1d, device=/dtype= on the layers and histogram, each checked against PyTorch
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -288,3 +290,150 @@ def test_a_bad_label_smoothing_loses_nothing():
     with pytest.raises(RuntimeError):
         agv.nn.functional.cross_entropy(x, agv.tensor([0, 1]), label_smoothing=1.5).backward()
     assert x.grad.tolist() == before
+
+
+# 3. conv1d and nn.Conv1d -------------------------------------------------------------------------------
+def _sequence(m, shape, scale=1.0):
+    values = np.cos(np.arange(np.prod(shape), dtype=np.float64) * 0.7).reshape(shape) * scale
+    return m.tensor(values, requires_grad=True)
+
+
+CONV1D_CASES = {
+    "plain": ((2, 3, 9), (4, 3, 3), True, {}),
+    "no-bias": ((2, 3, 9), (4, 3, 3), False, {}),
+    "stride": ((2, 3, 10), (4, 3, 3), True, {"stride": 2}),
+    "padding": ((2, 3, 9), (4, 3, 3), True, {"padding": 2}),
+    "padding-tuple": ((1, 2, 6), (3, 2, 2), True, {"padding": (1,), "stride": (2,)}),
+    "dilation": ((2, 3, 11), (2, 3, 3), True, {"dilation": 3, "padding": 1}),
+    "same-even-kernel": ((2, 3, 8), (4, 3, 4), True, {"padding": "same"}),
+    "same-dilated": ((2, 3, 8), (4, 3, 3), True, {"padding": "same", "dilation": 2}),
+    "valid": ((2, 3, 8), (4, 3, 5), True, {"padding": "valid"}),
+    "unbatched": ((3, 9), (4, 3, 3), True, {"stride": 2, "padding": 1}),
+    "kernel-as-long-as-input": ((2, 1, 4), (1, 1, 4), True, {}),
+}
+
+
+def _conv1d_call(m, case):
+    x_shape, w_shape, with_bias, kwargs = CONV1D_CASES[case]
+    x, w = _sequence(m, x_shape), _sequence(m, w_shape, 0.5)
+    b = m.tensor(np.linspace(-0.3, 0.4, w_shape[0]), requires_grad=True) if with_bias else None
+    with warnings.catch_warnings():  # PyTorch's note that an even kernel with padding="same" copies the input
+        warnings.simplefilter("ignore", UserWarning)
+        return (x, w, b), m.nn.functional.conv1d(x, w, b, **kwargs)
+
+
+def _names_down(fn, depth=2):
+    """grad_fn names down the first edges: what a drawing shows from the output."""
+    names = []
+    while fn is not None and depth:
+        names.append(type(fn).__name__)
+        fn = next((edge[0] for edge in fn.next_functions if edge[0] is not None), None)
+        depth -= 1
+    return names
+
+
+@pytest.mark.parametrize("case", CONV1D_CASES)
+def test_conv1d_matches_torch_in_values_gradients_and_nodes(case):
+    results = []
+    for m in LIBRARIES:
+        inputs, y = _conv1d_call(m, case)
+        (y * m.arange(y.numel(), dtype=m.float64).reshape(y.shape)).sum().backward()
+        grads = [None if t is None else t.grad.numpy() for t in inputs]
+        results.append((y.detach().numpy(), grads, _names_down(y.grad_fn, 3)))
+    (y, grads, names), (ty, tgrads, tnames) = results
+    np.testing.assert_allclose(y, ty, rtol=1e-12, atol=1e-12)
+    for ours, theirs in zip(grads, tgrads):
+        assert (ours is None) == (theirs is None)
+        if ours is not None:
+            np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+    if case == "same-even-kernel":
+        # PyTorch pads the uneven side first (a ConstantPadNdBackward0 under the convolution);
+        # autogradviz pads inside the one node, as its conv2d does
+        assert names[0] == tnames[0] == "ConvolutionBackward0"
+    else:
+        assert names == tnames
+
+
+@pytest.mark.parametrize("case", ["plain", "stride", "same-even-kernel", "dilation", "unbatched"])
+def test_conv1d_passes_gradcheck(case):
+    (x, w, b), _ = _conv1d_call(agv, case)
+    kwargs = CONV1D_CASES[case][3]
+    inputs = (x, w) if b is None else (x, w, b)
+    assert agv.gradcheck(lambda *t: agv.nn.functional.conv1d(*t, **kwargs), inputs)
+
+
+def test_conv1d_node_is_drawn_as_conv1d_and_conv2d_keeps_its_name():
+    (x, w, b), y = _conv1d_call(agv, "plain")
+    assert y.grad_fn.name() == "ConvolutionBackward0" and y.grad_fn.op == "conv1d"
+    image = agv.nn.functional.conv2d(agv.randn(1, 2, 4, 4), agv.randn(3, 2, 2, 2, requires_grad=True))
+    assert image.grad_fn.op == "conv2d" and type(image.grad_fn).op == "conv2d"
+    source = agv.draw(y, names={"x": x, "w": w, "b": b, "y": y}).source
+    assert "conv1d" in source and "conv2d" not in source
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"stride": 2, "padding": 1, "dilation": 2, "bias": False},
+        {"padding": "same"},
+        {"padding": "valid", "kernel_size": (2,)},
+    ],
+)
+def test_conv1d_layer_matches_torch(kwargs):
+    kwargs = {"kernel_size": 3, **kwargs}
+    ours, theirs = agv.nn.Conv1d(3, 4, **kwargs), torch.nn.Conv1d(3, 4, **kwargs)
+    assert repr(ours) == repr(theirs)
+    assert [(n, tuple(p.shape)) for n, p in ours.named_parameters()] == [
+        (n, tuple(p.shape)) for n, p in theirs.named_parameters()
+    ]
+    for name, p in theirs.named_parameters():
+        dict(ours.named_parameters())[name].data = agv.tensor(p.detach().numpy())
+    x, tx = _sequence(agv, (2, 3, 8)).float(), _sequence(torch, (2, 3, 8)).float()
+    y, ty = ours(x), theirs(tx)
+    assert y.dtype == agv.float32
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-6)
+    y.sum().backward()
+    ty.sum().backward()
+    np.testing.assert_allclose(ours.weight.grad.numpy(), theirs.weight.grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_conv1d_initialisation_has_torchs_bounds():
+    layer = agv.nn.Conv1d(2, 5, 4)
+    bound = 1 / np.sqrt(2 * 4)  # U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = in_channels * kernel_size
+    assert np.abs(layer.weight.detach().numpy()).max() <= bound
+    assert np.abs(layer.bias.detach().numpy()).max() <= bound
+
+
+def _w(m):
+    return m.ones(4, 3, 3, dtype=m.float64)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m: m.nn.functional.conv1d(m.ones(2, 3, 7, 2, dtype=m.float64), _w(m)),
+        lambda m: m.nn.functional.conv1d(m.ones(2, 2, 7, dtype=m.float64), _w(m)),
+        lambda m: m.nn.functional.conv1d(m.ones(2, 3, 2, dtype=m.float64), _w(m)),
+        lambda m: m.nn.functional.conv1d(m.ones(2, 3, 4, dtype=m.float64), _w(m), dilation=2),
+        lambda m: m.nn.functional.conv1d(
+            m.ones(2, 3, 7, dtype=m.float64), m.ones(4, 3, 3, 1, dtype=m.float64)
+        ),
+        lambda m: m.nn.functional.conv1d(m.ones(2, 3, 7, dtype=m.float64), _w(m), stride=(1, 2)),
+        lambda m: m.nn.functional.conv1d(m.ones(2, 3, 7, dtype=m.float64), _w(m), padding="same", stride=2),
+        lambda m: m.nn.Conv1d(3, 4, 3, padding="same", stride=2),
+        lambda m: m.nn.Conv1d(3, 4, 3, groups=2),
+        lambda m: m.nn.Conv1d(3, 4, 3)(m.ones(2, 3, 7, 2)),
+    ],
+)
+def test_conv1d_errors_match_torch(fn):
+    assert_raises_like_torch(fn)
+
+
+def test_a_failed_conv1d_loses_nothing():
+    layer = agv.nn.Conv1d(3, 4, 3)
+    layer(agv.ones(2, 3, 7)).sum().backward()
+    before = [p.grad.tolist() for p in layer.parameters()]
+    with pytest.raises(RuntimeError):
+        layer(agv.ones(2, 2, 7)).sum().backward()
+    assert [p.grad.tolist() for p in layer.parameters()] == before

@@ -13,7 +13,7 @@ from ..ops._operands import operand
 from . import functional as F  # noqa: N812 - the conventional name
 from . import init
 from ._arguments import is_int, tensor_argument, typename
-from .conv import _conv_padding, _pair
+from .conv import _conv_padding, _pair, _single
 from .module import Module
 from .parameter import Parameter
 
@@ -177,6 +177,81 @@ class Conv2d(Module):
         if self.padding != (0, 0):
             s += f", padding={self.padding}"
         if self.dilation != (1, 1):
+            s += f", dilation={self.dilation}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class Conv1d(Module):
+    """Slides out_channels learned kernels of shape (in_channels, k) along a sequence:
+    input (N, in_channels, L), output (N, out_channels, L_out)."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: int | tuple[int],
+        stride: int | tuple[int] = 1,
+        padding: int | tuple[int] | str = 0,
+        dilation: int | tuple[int] = 1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        dtype=None,
+    ):
+        super().__init__()
+        # PyTorch's checks and words first, as Conv2d's; then what autogradviz does not implement
+        if not is_int(groups):
+            raise TypeError(f"Conv1d: groups must be an int, not {typename(groups)} ({groups!r})")
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError(
+                f"in_channels must be divisible by groups (in_channels={in_channels}, groups={groups})"
+            )
+        if out_channels % groups != 0:
+            raise ValueError(
+                f"out_channels must be divisible by groups (out_channels={out_channels}, groups={groups})"
+            )
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(
+                f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'"
+            )
+        if groups != 1:
+            raise NotImplementedError(
+                f"Conv1d: groups={groups} is not supported; autogradviz implements groups=1"
+            )
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"Conv1d: padding_mode={padding_mode!r} is not supported, only 'zeros'")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        # one number each, kept as 1-tuples as PyTorch keeps them: kernel_size=(3,)
+        self.kernel_size = (_single(kernel_size, "kernel_size"),)
+        self.stride, self.dilation = (_single(stride, "stride"),), (_single(dilation, "dilation"),)
+        self.padding = padding if isinstance(padding, str) else (_single(padding, "padding"),)
+        # a bad padding fails here, as in PyTorch (checked as the 2-D convolution one row high it is)
+        _conv_padding(
+            self.padding if isinstance(self.padding, str) else (0, *self.padding),
+            (1, *self.kernel_size),
+            (1, *self.stride),
+            (1, *self.dilation),
+        )
+        self.groups, self.padding_mode = groups, padding_mode
+        self.weight = _new_parameter(out_channels, in_channels, *self.kernel_size, dtype=dtype)
+        self.register_parameter("bias", _new_parameter(out_channels, dtype=dtype) if bias else None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        _default_init(self.weight, self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, _layer=self)
+
+    def extra_repr(self) -> str:
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0,):
+            s += f", padding={self.padding}"
+        if self.dilation != (1,):
             s += f", dilation={self.dilation}"
         if self.bias is None:
             s += ", bias=False"
