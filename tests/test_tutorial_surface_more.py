@@ -4,6 +4,7 @@ conv1d, device=/dtype= on the layers and histogram, each checked against PyTorch
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import numpy as np
@@ -437,3 +438,94 @@ def test_a_failed_conv1d_loses_nothing():
     with pytest.raises(RuntimeError):
         layer(agv.ones(2, 2, 7)).sum().backward()
     assert [p.grad.tolist() for p in layer.parameters()] == before
+
+
+# 4. device= and dtype= on the layer constructors ----------------------------------------------------
+# the arguments each layer needs, for every layer whose PyTorch constructor takes device= and dtype=
+LAYER_ARGUMENTS = {
+    "Linear": (2, 3),
+    "LazyLinear": (3,),
+    "Conv1d": (2, 3, 3),
+    "Conv2d": (2, 3, 3),
+    "BatchNorm1d": (3,),
+    "Embedding": (5, 2),
+}
+
+
+def _layers_with_device_and_dtype_in_torch() -> list[str]:
+    """autogradviz's nn classes whose namesake in torch.nn takes device= and dtype=."""
+    names = []
+    for name in dir(agv.nn):
+        ours, theirs = getattr(agv.nn, name), getattr(torch.nn, name, None)
+        if not (isinstance(ours, type) and isinstance(theirs, type) and issubclass(ours, agv.nn.Module)):
+            continue
+        parameters = inspect.signature(theirs.__init__).parameters
+        if "device" in parameters and "dtype" in parameters:
+            names.append(name)
+    return sorted(names)
+
+
+def test_every_layer_that_takes_device_and_dtype_in_torch_is_checked_here():
+    assert _layers_with_device_and_dtype_in_torch() == sorted(LAYER_ARGUMENTS)
+
+
+@pytest.mark.parametrize("name", sorted(LAYER_ARGUMENTS))
+def test_layers_take_device_and_dtype_like_torch(name):
+    ours = inspect.signature(getattr(agv.nn, name).__init__).parameters
+    theirs = inspect.signature(getattr(torch.nn, name).__init__).parameters
+    assert "device" in ours and "dtype" in ours
+    # the same order as PyTorch's: device just before dtype
+    assert list(ours).index("dtype") - list(ours).index("device") == 1
+    assert list(theirs).index("dtype") - list(theirs).index("device") == 1
+
+    def tensors(module):
+        return [
+            (n, str(t.dtype).split(".")[-1]) for n, t in [*module.named_parameters(), *module.named_buffers()]
+        ]
+
+    args = LAYER_ARGUMENTS[name]
+    for device in ("cpu", "cpu:0", None, "device-object"):
+        layer, reference = (
+            getattr(m.nn, name)(
+                *args, device=m.device("cpu") if device == "device-object" else device, dtype=m.float64
+            )
+            for m in LIBRARIES
+        )
+        assert tensors(layer) == tensors(reference)
+        assert all(t.device == agv.device("cpu") for t in layer.parameters())
+    default = getattr(agv.nn, name)(*args, device=agv.device("cpu"))
+    assert tensors(default) == tensors(getattr(torch.nn, name)(*args, device=torch.device("cpu")))
+
+
+@pytest.mark.parametrize("name", sorted(LAYER_ARGUMENTS))
+def test_layers_refuse_a_device_they_cannot_use_like_torch(name):
+    args = LAYER_ARGUMENTS[name]
+    ours, theirs = (
+        _raised(lambda: getattr(agv.nn, name)(*args, device="cuda")),
+        _raised(lambda: getattr(torch.nn, name)(*args, device="cuda")),
+    )
+    assert theirs[0] == "AssertionError"
+    with pytest.raises(AssertionError, match="^Torch not compiled with CUDA enabled"):
+        getattr(agv.nn, name)(*args, device="cuda")
+    assert ours[1].startswith(theirs[1])
+    assert_raises_like_torch(lambda m: getattr(m.nn, name)(*args, device="banana"))
+
+
+@pytest.mark.parametrize("name", ["Linear", "Conv1d", "Conv2d", "BatchNorm1d", "Embedding"])
+def test_layers_with_an_integer_dtype_fail_like_torch(name):
+    assert_raises_like_torch(lambda m: getattr(m.nn, name)(*LAYER_ARGUMENTS[name], dtype=m.int64))
+
+
+def test_float64_layers_compute_in_float64_like_torch():
+    results = []
+    for m in LIBRARIES:
+        m.manual_seed(0)
+        model = m.nn.Sequential(
+            m.nn.Conv1d(2, 3, 3, dtype=m.float64),
+            m.nn.BatchNorm1d(3, dtype=m.float64),
+            m.nn.Flatten(),
+            m.nn.LazyLinear(4, dtype=m.float64),
+        )
+        y = model(m.ones(2, 2, 6, dtype=m.float64))
+        results.append((str(y.dtype), tuple(y.shape), [str(p.dtype) for p in model.parameters()]))
+    assert results[0] == results[1]

@@ -21,9 +21,10 @@ from .parameter import Parameter
 _PADDING_MODES = "{'zeros', 'reflect', 'replicate', 'circular'}"
 
 
-def _new_parameter(*shape: int, dtype=None) -> Parameter:
-    # zeros are cheap (the memory is only touched when the initialiser writes it)
-    return Parameter(creation.zeros(*shape, dtype=dtype))
+def _new_parameter(*shape: int, device=None, dtype=None) -> Parameter:
+    # zeros are cheap (the memory is only touched when the initialiser writes it);
+    # device= is checked there: "cpu" is accepted, a device autogradviz lacks raises
+    return Parameter(creation.zeros(*shape, device=device, dtype=dtype))
 
 
 def _default_init(weight, bias) -> None:
@@ -39,11 +40,13 @@ def _default_init(weight, bias) -> None:
 class Linear(Module):
     """y = x Wᵀ + b: every output feature is a weighted sum of all input features."""
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype=None):
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
-        self.weight = _new_parameter(out_features, in_features, dtype=dtype)
-        self.register_parameter("bias", _new_parameter(out_features, dtype=dtype) if bias else None)
+        self.weight = _new_parameter(out_features, in_features, device=device, dtype=dtype)
+        self.register_parameter(
+            "bias", _new_parameter(out_features, device=device, dtype=dtype) if bias else None
+        )
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -76,11 +79,11 @@ class LazyLinear(Linear):
     then the layer turns into a plain nn.Linear.
     """
 
-    def __init__(self, out_features: int, bias: bool = True, dtype=None):
+    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None):
         Module.__init__(self)
         self.in_features, self.out_features = 0, out_features
-        self.weight = _uninitialized_parameter(dtype)
-        self.register_parameter("bias", _uninitialized_parameter(dtype) if bias else None)
+        self.weight = _uninitialized_parameter(device, dtype)
+        self.register_parameter("bias", _uninitialized_parameter(device, dtype) if bias else None)
 
     def has_uninitialized_params(self) -> bool:
         return any(p._extra("uninitialized") for p in self.parameters())
@@ -105,9 +108,9 @@ class LazyLinear(Linear):
         return Linear.forward(self, x)
 
 
-def _uninitialized_parameter(dtype) -> Parameter:
+def _uninitialized_parameter(device, dtype) -> Parameter:
     """A parameter without a shape yet (LazyLinear's), kept as an empty float tensor."""
-    p = Parameter(creation.zeros(0, dtype=dtype))
+    p = Parameter(creation.zeros(0, device=device, dtype=dtype))
     p._set_extra("uninitialized", True)
     return p
 
@@ -126,6 +129,7 @@ class Conv2d(Module):
         groups: int = 1,
         bias: bool = True,
         padding_mode: str = "zeros",
+        device=None,
         dtype=None,
     ):
         super().__init__()
@@ -162,8 +166,10 @@ class Conv2d(Module):
             self.padding, self.kernel_size, self.stride, self.dilation
         )  # a bad padding fails here, as in PyTorch
         self.groups, self.padding_mode = groups, padding_mode
-        self.weight = _new_parameter(out_channels, in_channels, *self.kernel_size, dtype=dtype)
-        self.register_parameter("bias", _new_parameter(out_channels, dtype=dtype) if bias else None)
+        self.weight = _new_parameter(out_channels, in_channels, *self.kernel_size, device=device, dtype=dtype)
+        self.register_parameter(
+            "bias", _new_parameter(out_channels, device=device, dtype=dtype) if bias else None
+        )
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -198,6 +204,7 @@ class Conv1d(Module):
         groups: int = 1,
         bias: bool = True,
         padding_mode: str = "zeros",
+        device=None,
         dtype=None,
     ):
         super().__init__()
@@ -237,8 +244,10 @@ class Conv1d(Module):
             (1, *self.dilation),
         )
         self.groups, self.padding_mode = groups, padding_mode
-        self.weight = _new_parameter(out_channels, in_channels, *self.kernel_size, dtype=dtype)
-        self.register_parameter("bias", _new_parameter(out_channels, dtype=dtype) if bias else None)
+        self.weight = _new_parameter(out_channels, in_channels, *self.kernel_size, device=device, dtype=dtype)
+        self.register_parameter(
+            "bias", _new_parameter(out_channels, device=device, dtype=dtype) if bias else None
+        )
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -425,6 +434,7 @@ class BatchNorm1d(Module):
         momentum: float | None = 0.1,
         affine: bool = True,
         track_running_stats: bool = True,
+        device=None,
         dtype=None,
         *,
         bias: bool = True,
@@ -433,14 +443,14 @@ class BatchNorm1d(Module):
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         self.register_parameter(
-            "weight", Parameter(creation.ones(num_features, dtype=dtype)) if affine else None
+            "weight", Parameter(creation.ones(num_features, device=device, dtype=dtype)) if affine else None
         )
         self.register_parameter(
-            "bias", _new_parameter(num_features, dtype=dtype) if affine and bias else None
+            "bias", _new_parameter(num_features, device=device, dtype=dtype) if affine and bias else None
         )
         if track_running_stats:
-            self.register_buffer("running_mean", creation.zeros(num_features, dtype=dtype))
-            self.register_buffer("running_var", creation.ones(num_features, dtype=dtype))
+            self.register_buffer("running_mean", creation.zeros(num_features, device=device, dtype=dtype))
+            self.register_buffer("running_var", creation.ones(num_features, device=device, dtype=dtype))
             self.register_buffer("num_batches_tracked", creation.tensor(0))
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
@@ -480,14 +490,16 @@ class BatchNorm1d(Module):
 class Embedding(Module):
     """A table of num_embeddings learned vectors; indices pick rows."""
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None, dtype=None):
+    def __init__(
+        self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None, device=None, dtype=None
+    ):
         super().__init__()
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx %= num_embeddings
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
-        self.weight = _new_parameter(num_embeddings, embedding_dim, dtype=dtype)
+        self.weight = _new_parameter(num_embeddings, embedding_dim, device=device, dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
