@@ -529,3 +529,116 @@ def test_float64_layers_compute_in_float64_like_torch():
         y = model(m.ones(2, 2, 6, dtype=m.float64))
         results.append((str(y.dtype), tuple(y.shape), [str(p.dtype) for p in model.parameters()]))
     assert results[0] == results[1]
+
+
+# 5. histogram ------------------------------------------------------------------------------------------
+def _values(m, dtype="float32"):
+    raw = np.array([1.0, 2.0, 1.0, 4.0, 2.5, 3.0, 3.25, 1.75, 0.5, 4.0])
+    return m.tensor(raw, dtype=getattr(m, dtype))
+
+
+def _wavy(m, dtype, n=1000):
+    """Many values, none on an inner edge of equal-width bins: PyTorch's vectorised linspace
+    and autogradviz's can differ in an inner edge's last bit (the end edges are exact in both)."""
+    raw = np.sin(np.arange(n) * 0.37) * 7.3
+    return m.tensor(raw, dtype=getattr(m, dtype))
+
+
+HISTOGRAMS = {
+    "bins-int": lambda m, d: m.histogram(_values(m, d), 4),
+    "default-100-bins": lambda m, d: m.histogram(_wavy(m, d)),
+    "many-bins": lambda m, d: m.histogram(_wavy(m, d), 37),
+    "many-bins-range": lambda m, d: m.histogram(_wavy(m, d), 23, range=(-5.1, 6.7)),
+    "range": lambda m, d: m.histogram(_values(m, d), 3, range=(0.0, 5.0)),
+    "range-int-list": lambda m, d: m.histogram(_values(m, d), 2, range=[0, 3]),
+    "range-cuts-values": lambda m, d: m.histogram(_values(m, d), 2, range=(1.5, 3.0)),
+    "bin-edges": lambda m, d: m.histogram(_values(m, d), m.tensor([0.0, 1.5, 2.0, 5.0], dtype=getattr(m, d))),
+    "bin-edges-method": lambda m, d: _values(m, d).histogram(m.tensor([1.0, 2.0, 3.0], dtype=getattr(m, d))),
+    "weight": lambda m, d: m.histogram(_values(m, d), 3, weight=m.arange(10, dtype=getattr(m, d)) / 4),
+    "weight-other-shape": lambda m, d: m.histogram(
+        _values(m, d).reshape(2, 5), 3, weight=m.arange(10, dtype=getattr(m, d)).reshape(5, 2)
+    ),
+    "density": lambda m, d: m.histogram(_values(m, d), 4, density=True),
+    "density-edges-weight": lambda m, d: m.histogram(
+        _values(m, d),
+        m.tensor([0.0, 1.5, 2.0, 5.0], dtype=getattr(m, d)),
+        weight=m.arange(10, dtype=getattr(m, d)),
+        density=True,
+    ),
+    "density-nothing-counted": lambda m, d: m.histogram(_values(m, d), 2, range=(10.0, 11.0), density=True),
+    "all-equal": lambda m, d: m.histogram(m.ones(3, dtype=getattr(m, d)), 2),
+    "range-of-one-point": lambda m, d: m.histogram(_values(m, d), 2, range=(1.0, 1.0)),
+    "empty": lambda m, d: m.histogram(m.ones(0, dtype=getattr(m, d)), 3),
+    "zero-d": lambda m, d: m.histogram(m.tensor(2.0, dtype=getattr(m, d)), 2),
+    "two-d": lambda m, d: _values(m, d).reshape(2, 5).histogram(3),
+    "inf-outside-range": lambda m, d: m.histogram(
+        m.tensor([1.0, float("inf")], dtype=getattr(m, d)), 2, range=(0, 2)
+    ),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", HISTOGRAMS)
+def test_histogram_matches_torch(name, dtype):
+    ours, theirs = (HISTOGRAMS[name](m, dtype) for m in LIBRARIES)
+    assert type(ours).__name__ == type(theirs).__name__ == "histogram"
+    for a, b in ((ours.hist, theirs.hist), (ours.bin_edges, theirs.bin_edges)):
+        assert str(a.dtype) == str(b.dtype) and tuple(a.shape) == tuple(b.shape)
+    # the edges to the last bit or two (see _wavy), the ends exactly; then the counts
+    edges, their_edges = ours.bin_edges.numpy(), theirs.bin_edges.numpy()
+    spread = np.abs(their_edges).max(initial=1.0)
+    np.testing.assert_allclose(edges, their_edges, rtol=0, atol=4 * np.finfo(edges.dtype).eps * spread)
+    assert edges[0] == their_edges[0] and edges[-1] == their_edges[-1]
+    np.testing.assert_allclose(ours.hist.numpy(), theirs.hist.numpy(), rtol=1e-6, equal_nan=True)
+    assert ours.hist is ours[0] and ours.bin_edges is ours[1]
+
+
+def test_histogram_counts_each_value_once_and_the_right_edge_in_the_last_bin():
+    x = agv.tensor([0.0, 1.0, 2.0, 3.0, 4.0, -1.0, 5.0])
+    hist, edges = agv.histogram(x, agv.tensor([0.0, 1.0, 2.0, 4.0]))
+    assert hist.tolist() == [1.0, 1.0, 3.0]  # 4.0 is the right edge: in the last bin; -1 and 5 are outside
+    assert edges.tolist() == [0.0, 1.0, 2.0, 4.0]
+
+
+def test_histogram_has_no_derivative_like_torch():
+    for m in LIBRARIES:
+        x = m.tensor([1.0, 2.0, 2.5], requires_grad=True)
+        x.grad = m.ones(3)
+        hist, edges = m.histogram(x, 2)
+        assert hist.requires_grad and edges.requires_grad and type(hist.grad_fn).__name__ == "NotImplemented"
+        with pytest.raises(RuntimeError, match="^derivative for aten::histogram is not implemented"):
+            (hist.sum() + x.sum()).backward()
+        assert x.grad.tolist() == [1.0, 1.0, 1.0]
+        weighted = m.histogram(m.ones(3), 2, weight=m.ones(3, requires_grad=True))
+        assert weighted.hist.requires_grad == weighted.bin_edges.requires_grad is True
+    assert agv.histogram(agv.ones(2, requires_grad=True), 2).hist.grad_fn.op == "histogram"
+    assert agv.tensor([7.0], requires_grad=True).__floordiv__(2).grad_fn.op == "//"
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m: m.histogram(m.tensor([1, 2]), 2),
+        lambda m: m.histogram(_values(m), 0),
+        lambda m: m.histogram(_values(m), -1),
+        lambda m: m.histogram(_values(m), m.tensor([2.0])),
+        lambda m: m.histogram(_values(m), 2, range=(3.25, 1.1)),
+        lambda m: m.histogram(_values(m), 2, range=(0.0, 5.0, 1.0)),
+        lambda m: m.histogram(_values(m), 2, range=(0.0, float("inf"))),
+        lambda m: m.histogram(m.tensor([1.0, float("nan")]), 2),
+        lambda m: m.histogram(m.tensor([1.0, float("inf")]), 2),
+        lambda m: m.histogram(_values(m), 2, weight=m.ones(5)),
+        lambda m: m.histogram(_values(m), 2, weight=m.ones(10, dtype=m.float64)),
+        lambda m: m.histogram(_values(m), 2, weight=m.ones(10, dtype=m.int64)),
+        lambda m: m.histogram(_values(m), m.tensor([0.0, 1.0], dtype=m.float64)),
+        lambda m: m.histogram(_values(m), m.tensor([0, 1, 2])),
+        lambda m: m.histogram(_values(m), m.ones(2, 2)),
+    ],
+)
+def test_histogram_errors_match_torch(fn):
+    assert_raises_like_torch(fn)
+
+
+@pytest.mark.parametrize("bins", [2.5, True])
+def test_histogram_with_bins_neither_int_nor_tensor_fails_like_torch(bins):
+    assert_raises_like_torch(lambda m: m.histogram(_values(m), bins), length=60)
