@@ -16,7 +16,7 @@ _SAME_NAME = """
     add sub mul div pow neg matmul abs exp log sqrt sin cos tanh sigmoid relu clamp clip
     maximum minimum sum mean var std max min softmax log_softmax logsumexp
     reshape view flatten transpose swapaxes permute squeeze unsqueeze expand t
-    narrow select split chunk unbind floor_divide remainder fmod
+    narrow select split chunk unbind floor_divide remainder fmod histogram
     eq ne lt le gt ge sign isnan isinf isfinite argmax argmin any all allclose equal
     logical_and logical_or logical_not logical_xor
     add_ sub_ mul_ div_ pow_ zero_ fill_ copy_ clamp_ normal_ uniform_

@@ -11,7 +11,7 @@ loss.backward()
 Reading order:
 
 1. `functional.py`: the ops of a network (linear, relu, dropout, embedding),
-   with `conv.py` (conv2d and pooling, im2col) and `losses.py` (cross_entropy,
+   with `conv.py` (conv1d, conv2d and pooling, im2col) and `losses.py` (cross_entropy,
    nll_loss, the binary losses, mse_loss): formulas, like autogradviz/ops;
 2. `parameter.py`: `Parameter`, a leaf tensor that a Module registers;
 3. `module.py`: `Module` (parameters, state_dict, train/eval, the notes that
@@ -28,6 +28,7 @@ from .layers import (
     AvgPool2d,
     BatchNorm1D,
     BatchNorm1d,
+    Conv1d,
     Conv2D,
     Conv2d,
     Dropout,
@@ -68,6 +69,7 @@ __all__ = [
     "BatchNorm1D",
     "BatchNorm1d",
     "Conv2D",
+    "Conv1d",
     "Conv2d",
     "Dropout",
     "Embedding",

@@ -7,6 +7,8 @@ window at once is one strided slice of the padded input,
 - conv2d copies the windows into columns (im2col), and one matrix product
   with the weights computes every output pixel; its backward adds the
   columns' gradients back onto the pixels they were read from (col2im);
+- conv1d is conv2d over an image one row high (the same arithmetic and the
+  same node, as in PyTorch);
 - max and average pooling combine the kh·kw tap slices directly.
 
 They compute in the input's dtype (float32 by default, as in PyTorch). Their
@@ -203,9 +205,24 @@ def _col2im_product(weight: np.ndarray, g: np.ndarray, padded_shape: tuple, stri
     return out
 
 
+class _ConvolutionName:
+    """ConvolutionBackward0's `op`, the name the drawings print. PyTorch records this one
+    node for conv1d and conv2d alike, so each node says which call made it (its args end
+    with the number of spatial dimensions); the class itself, in the formula sheet, says
+    conv2d, the common case."""
+
+    def __get__(self, node, cls=None) -> str:
+        if node is None or node.args is None or len(node.args) < 5:
+            return "conv2d"
+        return f"conv{node.args[4]}d"
+
+
 class ConvolutionBackward0(Node):
+    """conv2d's node, and conv1d's: conv1d is conv2d over an image one row high, so its
+    backward adds that row of height 1 to x, W and g, runs the same formulas, and drops it."""
+
     __slots__ = ()
-    op = "conv2d"
+    op = _ConvolutionName()
     rules = (
         "∂/∂x = col2im(Wᵀ @ g): each output's gradient flows back to the pixels of its window",
         "∂/∂W = g @ colsᵀ: each weight's gradient sums input pixel × output gradient",
@@ -215,7 +232,9 @@ class ConvolutionBackward0(Node):
     def vjp(self, xp, g, x, weight, cols):
         if xp is not numpy_math:
             raise NotImplementedError("double backward through conv2d is not supported")
-        pads, stride, dilation, out_hw = self.args
+        pads, stride, dilation, out_hw, spatial_dims = self.args
+        if spatial_dims == 1:  # (N, C, L) -> (N, C, 1, L): one row
+            x, weight, g = x[:, :, None, :], weight[:, :, None, :], g[:, :, None, :]
         n, o = g.shape[:2]
         g = g.reshape(n, o, -1)
         gx = gw = gb = None
@@ -234,6 +253,9 @@ class ConvolutionBackward0(Node):
             gx = _unpad(_col2im_product(weight, g, padded_shape, stride, dilation, out_hw), pads)
         if self.needs(2):
             gb = g.sum(axis=(0, 2))
+        if spatial_dims == 1:  # back to (N, C, L) and (O, C, k)
+            gx = None if gx is None else gx[:, :, 0, :]
+            gw = None if gw is None else gw[:, :, 0, :]
         return gx, gw, gb
 
 
@@ -308,15 +330,118 @@ def conv2d(
         _out_size(padded[0], kernel[0], stride[0], 0, dilation[0]),
         _out_size(padded[1], kernel[1], stride[1], 0, dilation[1]),
     )
-    cols = _im2col(_pad(x._data, pads), kernel, stride, dilation, out_hw)
-    out = np.matmul(w._data.reshape(w.shape[0], -1), cols)  # (N, O, OH·OW)
-    if bias is not None:
-        out += bias._data[:, None]
-    out = out.reshape(n, w.shape[0], *out_hw)
-    args = (pads, stride, dilation, out_hw)
+    out, cols = _convolve(x._data, w._data, bias, pads, stride, dilation, out_hw)
+    args = (pads, stride, dilation, out_hw, 2)
     # the columns are kept for the weight's gradient: building them is the costly part
     node_saved = (x, w, cols)
     return _unbatch(record(ConvolutionBackward0, out, (x, w, bias), saved=node_saved, args=args), unbatched)
+
+
+def _convolve(x: np.ndarray, w: np.ndarray, bias, pads, stride, dilation, out_hw) -> tuple:
+    """The output (N, O, OH, OW) and the im2col columns of a checked 2-D convolution."""
+    cols = _im2col(_pad(x, pads), w.shape[2:], stride, dilation, out_hw)
+    out = np.matmul(w.reshape(w.shape[0], -1), cols)  # (N, O, OH·OW)
+    if bias is not None:
+        out += bias._data[:, None]
+    return out.reshape(x.shape[0], w.shape[0], *out_hw), cols
+
+
+# conv1d: y[n, o, l] = Σ_c,i W[o, c, i] · x[n, c, l·s + i·d] + b[o], conv2d one row high --------------
+def _single(value, name: str) -> int:
+    """A conv1d window argument: an int, or a tuple or list of one int (PyTorch's message)."""
+    if is_int(value):
+        return int(value)
+    if isinstance(value, (tuple, list)) and len(value) == 1 and is_int(value[0]):
+        return int(value[0])
+    if isinstance(value, (tuple, list)) and all(is_int(v) for v in value):
+        raise RuntimeError(
+            f"expected {name} to be a single integer value or a list of 1 values to match the convolution "
+            f"dimensions, but got {name}={list(value)}"
+        )
+    raise TypeError(f"conv1d(): argument '{name}' must be tuple of ints, not {typename(value)}")
+
+
+def conv1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: int | tuple[int] = 1,
+    padding: int | tuple[int] | str = 0,
+    dilation: int | tuple[int] = 1,
+    groups: int = 1,
+    _layer=None,
+) -> Tensor:
+    """1-D convolution of (N, C, L) input (a batch of C-channel sequences) with (O, C, k)
+    weights: each output position is a dot product of the weights with k neighbouring
+    positions. Computed as conv2d over an image one row high; recorded, as in PyTorch,
+    as one ConvolutionBackward0 node of x, W and b."""
+    x, w = tensor_argument(input, "conv1d"), tensor_argument(weight, "conv1d", "weight", 2)
+    if not is_int(groups):
+        raise TypeError(f"conv1d(): argument 'groups' (position 7) must be int, not {typename(groups)}")
+    who = _who(_layer, "conv1d")
+    if groups <= 0:
+        raise RuntimeError(f"{who}: non-positive groups is not supported, but got groups={groups}")
+    size = list(x.shape)
+    if x.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: {size}"
+        )
+    if w.ndim != 3:
+        raise RuntimeError(
+            f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight {list(w.shape)}, but got "
+            f"{x.ndim}-dimensional input of size {size} instead (conv1d's weight is (out_channels, "
+            "in_channels, kernel_size))"
+        )
+    if x._data.dtype.kind != "f":
+        raise RuntimeError(
+            f"{who}: expected a floating-point input, got {x.dtype!r}; convert it with x.float()"
+        )
+    if x._data.dtype != w._data.dtype:
+        raise RuntimeError(
+            f"conv1d: input dtype {x.dtype!r} and weight dtype {w.dtype!r} differ; convert one of them "
+            "(x.float(), or model.double())"
+        )
+    batched = x if x.ndim == 3 else x.unsqueeze(0)
+    if groups != 1:
+        _check_groups(who, (1, *batched.shape[1:2], 1, batched.shape[2]), w, groups)
+        raise NotImplementedError(f"{who}: groups={groups} is not supported; autogradviz implements groups=1")
+    if batched.shape[1] != w.shape[1]:
+        raise RuntimeError(
+            f"Given groups=1, weight of size {list(w.shape)}, expected input{list(batched.shape)} to have "
+            f"{w.shape[1]} channels, but got {batched.shape[1]} channels instead"
+        )
+    if bias is not None:
+        bias = operand(bias)
+        if not isinstance(bias, Tensor):
+            raise TypeError(
+                f"conv1d(): argument 'bias' (position 3) must be Tensor, not {type(bias).__name__}"
+            )
+    step, spread = _single(stride, "stride"), _single(dilation, "dilation")
+    pad = padding if isinstance(padding, str) else _single(padding, "padding")
+    # as a 2-D convolution one row high: height 1, kernel height 1, nothing added above or below
+    stride2, dilation2 = (1, step), (1, spread)
+    padding2 = pad if isinstance(pad, str) else (0, pad)
+    x4 = batched._data[:, :, None, :]
+    w4 = w._data[:, :, None, :]
+    _check_conv_arguments(who, x4.shape, w4, bias, stride2, padding2, dilation2)
+    try:
+        pads = _conv_padding(padding2, w4.shape[2:], stride2, dilation2)
+    except ValueError as error:  # F.conv1d says RuntimeError where the Conv1d constructor says ValueError
+        raise RuntimeError(str(error)) from None
+    padded_length = x4.shape[3] + pads[2] + pads[3]
+    span = spread * (w.shape[2] - 1) + 1
+    if padded_length < span:
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({padded_length}). Kernel size: ({span}). "
+            "Kernel size can't be greater than actual input size"
+        )
+    out_hw = (1, _out_size(padded_length, w.shape[2], step, 0, spread))
+    out, cols = _convolve(x4, w4, bias, pads, stride2, dilation2, out_hw)
+    out = out[:, :, 0, :]  # (N, O, 1, L_out) -> (N, O, L_out)
+    args = (pads, stride2, dilation2, out_hw, 1)
+    # an unbatched input is recorded as PyTorch records it: a batch of one, then a squeeze
+    result = record(ConvolutionBackward0, out, (batched, w, bias), saved=(batched, w, cols), args=args)
+    return result if x.ndim == 3 else result.squeeze(0)
 
 
 # pooling: the window options, checked once ----------------------------------------------------------

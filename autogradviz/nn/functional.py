@@ -26,7 +26,7 @@ from ..ops.arithmetic import MmBackward0, addmm_record
 from ..ops.inplace import _inplace
 from ..ops.shape import SqueezeBackward0, UnsafeViewBackward0, ViewBackward0
 from ._arguments import number_argument, tensor_argument
-from .conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d
+from .conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
 from .losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -41,6 +41,7 @@ __all__ = [
     "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "conv1d",
     "conv2d",
     "cross_entropy",
     "dropout",

@@ -13,7 +13,7 @@ from ..ops._operands import operand
 from . import functional as F  # noqa: N812 - the conventional name
 from . import init
 from ._arguments import is_int, tensor_argument, typename
-from .conv import _conv_padding, _pair
+from .conv import _conv_padding, _pair, _single
 from .module import Module
 from .parameter import Parameter, UninitializedParameter
 
@@ -21,9 +21,10 @@ from .parameter import Parameter, UninitializedParameter
 _PADDING_MODES = "{'zeros', 'reflect', 'replicate', 'circular'}"
 
 
-def _new_parameter(*shape: int, dtype=None) -> Parameter:
-    # zeros are cheap (the memory is only touched when the initialiser writes it)
-    return Parameter(creation.zeros(*shape, dtype=dtype))
+def _new_parameter(*shape: int, device=None, dtype=None) -> Parameter:
+    # zeros are cheap (the memory is only touched when the initialiser writes it);
+    # device= is checked there: "cpu" is accepted, a device autogradviz lacks raises
+    return Parameter(creation.zeros(*shape, device=device, dtype=dtype))
 
 
 def _default_init(weight, bias) -> None:
@@ -39,11 +40,13 @@ def _default_init(weight, bias) -> None:
 class Linear(Module):
     """y = x Wᵀ + b: every output feature is a weighted sum of all input features."""
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype=None):
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
-        self.weight = _new_parameter(out_features, in_features, dtype=dtype)
-        self.register_parameter("bias", _new_parameter(out_features, dtype=dtype) if bias else None)
+        self.weight = _new_parameter(out_features, in_features, device=device, dtype=dtype)
+        self.register_parameter(
+            "bias", _new_parameter(out_features, device=device, dtype=dtype) if bias else None
+        )
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -76,11 +79,11 @@ class LazyLinear(Linear):
     then the layer turns into a plain nn.Linear.
     """
 
-    def __init__(self, out_features: int, bias: bool = True, dtype=None):
+    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None):
         Module.__init__(self)
         self.in_features, self.out_features = 0, out_features
-        self.weight = _uninitialized_parameter(dtype)
-        self.register_parameter("bias", _uninitialized_parameter(dtype) if bias else None)
+        self.weight = _uninitialized_parameter(device, dtype)
+        self.register_parameter("bias", _uninitialized_parameter(device, dtype) if bias else None)
 
     def has_uninitialized_params(self) -> bool:
         return any(isinstance(p, UninitializedParameter) for p in self.parameters())
@@ -105,9 +108,9 @@ class LazyLinear(Linear):
         return Linear.forward(self, x)
 
 
-def _uninitialized_parameter(dtype) -> UninitializedParameter:
+def _uninitialized_parameter(device, dtype) -> UninitializedParameter:
     """A parameter without a shape yet (LazyLinear's), kept as an empty float tensor."""
-    return UninitializedParameter(creation.zeros(0, dtype=dtype))
+    return UninitializedParameter(creation.zeros(0, device=device, dtype=dtype))
 
 
 class Conv2d(Module):
@@ -124,6 +127,7 @@ class Conv2d(Module):
         groups: int = 1,
         bias: bool = True,
         padding_mode: str = "zeros",
+        device=None,
         dtype=None,
     ):
         super().__init__()
@@ -160,8 +164,10 @@ class Conv2d(Module):
             self.padding, self.kernel_size, self.stride, self.dilation
         )  # a bad padding fails here, as in PyTorch
         self.groups, self.padding_mode = groups, padding_mode
-        self.weight = _new_parameter(out_channels, in_channels, *self.kernel_size, dtype=dtype)
-        self.register_parameter("bias", _new_parameter(out_channels, dtype=dtype) if bias else None)
+        self.weight = _new_parameter(out_channels, in_channels, *self.kernel_size, device=device, dtype=dtype)
+        self.register_parameter(
+            "bias", _new_parameter(out_channels, device=device, dtype=dtype) if bias else None
+        )
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -175,6 +181,84 @@ class Conv2d(Module):
         if self.padding != (0, 0):
             s += f", padding={self.padding}"
         if self.dilation != (1, 1):
+            s += f", dilation={self.dilation}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class Conv1d(Module):
+    """Slides out_channels learned kernels of shape (in_channels, k) along a sequence:
+    input (N, in_channels, L), output (N, out_channels, L_out)."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: int | tuple[int],
+        stride: int | tuple[int] = 1,
+        padding: int | tuple[int] | str = 0,
+        dilation: int | tuple[int] = 1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device=None,
+        dtype=None,
+    ):
+        super().__init__()
+        # PyTorch's checks and words first, as Conv2d's; then what autogradviz does not implement
+        if not is_int(groups):
+            raise TypeError(f"Conv1d: groups must be an int, not {typename(groups)} ({groups!r})")
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError(
+                f"in_channels must be divisible by groups (in_channels={in_channels}, groups={groups})"
+            )
+        if out_channels % groups != 0:
+            raise ValueError(
+                f"out_channels must be divisible by groups (out_channels={out_channels}, groups={groups})"
+            )
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(
+                f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'"
+            )
+        if groups != 1:
+            raise NotImplementedError(
+                f"Conv1d: groups={groups} is not supported; autogradviz implements groups=1"
+            )
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"Conv1d: padding_mode={padding_mode!r} is not supported, only 'zeros'")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        # one number each, kept as 1-tuples as PyTorch keeps them: kernel_size=(3,)
+        self.kernel_size = (_single(kernel_size, "kernel_size"),)
+        self.stride, self.dilation = (_single(stride, "stride"),), (_single(dilation, "dilation"),)
+        self.padding = padding if isinstance(padding, str) else (_single(padding, "padding"),)
+        # a bad padding fails here, as in PyTorch (checked as the 2-D convolution one row high it is)
+        _conv_padding(
+            self.padding if isinstance(self.padding, str) else (0, *self.padding),
+            (1, *self.kernel_size),
+            (1, *self.stride),
+            (1, *self.dilation),
+        )
+        self.groups, self.padding_mode = groups, padding_mode
+        self.weight = _new_parameter(out_channels, in_channels, *self.kernel_size, device=device, dtype=dtype)
+        self.register_parameter(
+            "bias", _new_parameter(out_channels, device=device, dtype=dtype) if bias else None
+        )
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        _default_init(self.weight, self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, _layer=self)
+
+    def extra_repr(self) -> str:
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0,):
+            s += f", padding={self.padding}"
+        if self.dilation != (1,):
             s += f", dilation={self.dilation}"
         if self.bias is None:
             s += ", bias=False"
@@ -348,6 +432,7 @@ class BatchNorm1d(Module):
         momentum: float | None = 0.1,
         affine: bool = True,
         track_running_stats: bool = True,
+        device=None,
         dtype=None,
         *,
         bias: bool = True,
@@ -356,14 +441,14 @@ class BatchNorm1d(Module):
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         self.register_parameter(
-            "weight", Parameter(creation.ones(num_features, dtype=dtype)) if affine else None
+            "weight", Parameter(creation.ones(num_features, device=device, dtype=dtype)) if affine else None
         )
         self.register_parameter(
-            "bias", _new_parameter(num_features, dtype=dtype) if affine and bias else None
+            "bias", _new_parameter(num_features, device=device, dtype=dtype) if affine and bias else None
         )
         if track_running_stats:
-            self.register_buffer("running_mean", creation.zeros(num_features, dtype=dtype))
-            self.register_buffer("running_var", creation.ones(num_features, dtype=dtype))
+            self.register_buffer("running_mean", creation.zeros(num_features, device=device, dtype=dtype))
+            self.register_buffer("running_var", creation.ones(num_features, device=device, dtype=dtype))
             self.register_buffer("num_batches_tracked", creation.tensor(0))
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
@@ -403,14 +488,16 @@ class BatchNorm1d(Module):
 class Embedding(Module):
     """A table of num_embeddings learned vectors; indices pick rows."""
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None, dtype=None):
+    def __init__(
+        self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None, device=None, dtype=None
+    ):
         super().__init__()
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx %= num_embeddings
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
-        self.weight = _new_parameter(num_embeddings, embedding_dim, dtype=dtype)
+        self.weight = _new_parameter(num_embeddings, embedding_dim, device=device, dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

@@ -34,14 +34,14 @@ class CrossEntropyLoss(_WeightedLoss):
         reduction: str = "mean",
         label_smoothing: float = 0.0,
     ):
-        if label_smoothing != 0.0:
-            raise NotImplementedError("CrossEntropyLoss: label_smoothing is not supported; leave it at 0.0")
         super().__init__(weight, reduction)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return losses.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction)
+        return losses.cross_entropy(
+            input, target, self.weight, self.ignore_index, self.reduction, self.label_smoothing
+        )
 
 
 class NLLLoss(_WeightedLoss):

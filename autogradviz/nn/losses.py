@@ -16,7 +16,7 @@ from ..core import dtypes
 from ..core.grad_mode import _state as _grad_mode
 from ..core.graph import Node
 from ..core.record import record
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, _make
 from ..ops._operands import binary, operand
 
 
@@ -137,13 +137,20 @@ def cross_entropy(
     weight: Tensor | None = None,
     ignore_index: int = -100,
     reduction: str = "mean",
+    label_smoothing: float = 0.0,
 ) -> Tensor:
     """Softmax cross-entropy of raw scores (logits) of shape (N, C), or (N, C, d...).
 
     The target holds class indices, shape (N,) (or (N, d...)), or class
     probabilities of the input's shape.
+
+    `label_smoothing=ε` (between 0 and 1) compares the prediction with a softened
+    target, (1 − ε)·target + ε/C: the right class keeps 1 − ε + ε/C and every class
+    gets at least ε/C, so the model is not pushed towards infinite confidence.
+    As in PyTorch, a negative ε means no smoothing.
     """
     x, target = operand(input), operand(target)
+    smoothing = _label_smoothing(label_smoothing)
     if x.ndim == 0:
         raise ValueError("cross_entropy: expected an input of shape (N, C) or (C,), got a 0-d tensor")
     class_dim = 0 if x.ndim == 1 else 1
@@ -151,8 +158,48 @@ def cross_entropy(
     if target._data.dtype.kind == "f" and target.shape == x.shape:  # class probabilities
         weight = None if weight is None else operand(weight)
         _check_class_weight("cross_entropy", x, weight)
+        if smoothing > 0:
+            target = target * (1 - smoothing) + smoothing / x.shape[class_dim]
         return _soft_cross_entropy(logp, target, weight, class_dim, reduction)
-    return _nll_loss("cross_entropy", logp, target, weight, ignore_index, reduction)
+    nll = _nll_loss("cross_entropy", logp, target, weight, ignore_index, reduction)
+    if smoothing <= 0:
+        return nll
+    return (1 - smoothing) * nll + _smoothing_term(
+        logp, target, weight, ignore_index, reduction, class_dim
+    ) * (smoothing / x.shape[class_dim])
+
+
+def _label_smoothing(value) -> float:
+    """PyTorch's checks of label_smoothing: a number, at most 1 (a negative one is no smoothing)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(
+            "cross_entropy_loss(): argument 'label_smoothing' (position 6) must be float, "
+            f"not {type(value).__name__}"
+        )
+    if value > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {value:g}")
+    return float(value)
+
+
+def _smoothing_term(logp, target, weight, ignore_index: int, reduction: str, class_dim: int):
+    """-Σ_c w[c]·log p[c] for each sample (0 where its target is ignored), reduced as
+    nll_loss reduces: the ε/C part of the loss against a uniform target."""
+    if weight is not None:
+        logp = logp * operand(weight).reshape((-1,) + (1,) * (logp.ndim - class_dim - 1))
+    ignored = target._data == ignore_index
+    per_sample = ops.where(_make(ignored), 0.0, -logp.sum(class_dim))
+    if reduction == "none":
+        return per_sample
+    if reduction == "sum":
+        return per_sample.sum()
+    # the mean divides by the targets' total weight, as nll_loss's mean does
+    if weight is None:
+        total = np.asarray((~ignored).sum(), logp._data.dtype)
+    else:
+        kept_labels = target._data[~ignored]
+        total = np.asarray(operand(weight)._data[kept_labels].sum(), logp._data.dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):  # nothing kept: nan, as in PyTorch
+        return per_sample.sum() / _make(total)
 
 
 # cross_entropy with class probabilities: -Σ target·log p, the ops PyTorch records ----------------

@@ -12,7 +12,8 @@ Reading order:
 5. `shape.py`: reshape, transpose, expand, indexing, cat, stack;
 6. `inplace.py`: add_, mul_, x[i] = v, and how they rebase a tensor's history;
 7. `linalg.py`: mm, mv, dot, bmm, outer, einsum, and the norms;
-8. `compare.py`: comparisons, whose results carry no gradient;
+8. `compare.py`: comparisons, whose results carry no gradient; `counting.py`:
+   histogram, whose results have no derivative;
 9. `numpy_math.py` and `tensor_math.py`: the two array namespaces (`xp`) a
    `vjp` computes with: numpy for a plain backward, autogradviz's own ops
    when create_graph=True records the backward pass too;
@@ -82,6 +83,7 @@ from .compare import (
     lt,
     ne,
 )
+from .counting import histogram
 from .inplace import (
     abs_,
     acos_,

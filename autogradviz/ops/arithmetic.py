@@ -507,12 +507,24 @@ def _remainder(a, b):
     return np.where((mod != 0) & ((np.asarray(b) < 0) != (mod < 0)), mod + b, mod)
 
 
+class _OpWithoutDerivative:
+    """NotImplemented's `op`, the name drawings print: the op each node stands for, from
+    the aten name in its args (the class itself, in the formula sheet, says "//")."""
+
+    SPELLING = {"floor_divide": "//", "remainder": "%"}
+
+    def __get__(self, node, cls=None) -> str:
+        if node is None or node.args is None:
+            return "//"
+        return self.SPELLING.get(node.args, node.args)
+
+
 class NotImplemented(Node):  # noqa: A001 - PyTorch's name for the node of an op it cannot differentiate
-    """a // b, and k % b for a number k: PyTorch has no derivative for them. It still
-    records a node, so the result requires grad, but backward through it raises."""
+    """a // b, k % b for a number k, and histogram: PyTorch has no derivative for them.
+    It still records a node, so the result requires grad, but backward through it raises."""
 
     __slots__ = ()
-    op = "//"
+    op = _OpWithoutDerivative()
     rules = ("no derivative: backward raises, as in PyTorch",)
 
     def numbers_used(self):
