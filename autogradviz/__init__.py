@@ -20,10 +20,7 @@ import sys as _sys
 import warnings as _warnings
 
 from . import (  # numpy only: layers, models, optimizers, datasets and a DataLoader
-    accelerator,  # accelerator, backends, cuda: the CPU only, as tutorials' checks find
     autograd,
-    backends,
-    cuda,
     data,
     linalg,
     models,
@@ -46,6 +43,7 @@ from .autograd.variable import (  # the typed tensor classes of PyTorch < 0.4
     ShortTensor,
 )
 from .backward_and_grad import grad
+from .compat import accelerator, backends, cuda  # the CPU only, as tutorials' checks find
 from .compat.paddle_spellings import to_tensor  # agv.tensor under Paddle's name
 from .core.creation import (
     arange,
@@ -105,6 +103,22 @@ half = float16  # a name only: autogradviz computes in float32 or float64 (see c
 # numpy warns on log(0), 0/0 and the like; PyTorch returns -inf or nan silently,
 # and so do autogradviz's own ops (a user's own numpy code still warns)
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"autogradviz\.")
+
+# PyTorch's GPU namespaces live in compat/, away from the teaching path, but tutorials
+# import them by PyTorch's paths (`import torch.cuda`, `from torch.backends import mps`).
+# Registering each module under its old name keeps `import autogradviz.cuda` and
+# `import autogradviz.backends.cudnn` working, and gives the same module object as
+# `autogradviz.compat.cuda`: a shim file would be a second place to read, and an import
+# through `backends.__path__` alone would load cudnn.py a second time as a different module.
+_sys.modules.update(
+    {
+        "autogradviz.accelerator": accelerator,
+        "autogradviz.cuda": cuda,
+        "autogradviz.backends": backends,
+        "autogradviz.backends.cudnn": backends.cudnn,
+        "autogradviz.backends.mps": backends.mps,
+    }
+)
 
 __version__ = "0.1.0"
 

@@ -148,14 +148,12 @@ LAYER_OF = {
     "linalg": 2,
     "backward_and_grad": 3,  # backward() and grad(): argument checks and seeds, above the walk
     "methods": 3,
-    "compat": 3,  # other libraries' spellings, attached to Tensor from outside the core
+    "compat": 3,  # other libraries' spellings, attached to Tensor from outside the core, and
+    # PyTorch's GPU namespaces (compat/cuda.py, accelerator.py, backends/), answered by core/device.py
     "finite_differences": 3,
     "autograd": 4,
     "serialization": 3,
     "nn": 4,
-    "cuda": 1,  # cuda, accelerator, backends: PyTorch's GPU questions, answered (core/device.py)
-    "accelerator": 1,
-    "backends": 1,
     "optim": 4,
     "data": 4,
     "utils": 4,
@@ -472,3 +470,41 @@ def test_the_readme_gives_the_kernels_real_line_count():
     files = ["core/tensor.py", "core/graph.py", "core/record.py", "engine.py"]
     counts = [len((PACKAGE / f).read_text(encoding="utf-8").splitlines()) for f in files]
     assert [int(n) for n in match.groups()] == [sum(counts), *counts]
+
+
+# PyTorch's GPU namespaces moved into compat/; autogradviz/__init__ registers each under
+# its old public path. (old path, a statement a tutorial writes, the name it binds)
+OLD_PATHS = [
+    ("autogradviz.cuda", "import autogradviz.cuda", "autogradviz.cuda"),
+    ("autogradviz.accelerator", "import autogradviz.accelerator", "autogradviz.accelerator"),
+    ("autogradviz.backends", "import autogradviz.backends", "autogradviz.backends"),
+    ("autogradviz.backends.cudnn", "import autogradviz.backends.cudnn", "autogradviz.backends.cudnn"),
+    ("autogradviz.backends.mps", "import autogradviz.backends.mps", "autogradviz.backends.mps"),
+    ("autogradviz.backends.mps", "from autogradviz.backends import mps", "mps"),
+    ("autogradviz.backends.cudnn", "from autogradviz.backends import cudnn", "cudnn"),
+    ("autogradviz.cuda", "from autogradviz import cuda", "cuda"),
+]
+
+
+@pytest.mark.parametrize(("old", "statement", "bound"), OLD_PATHS, ids=[s for _, s, _ in OLD_PATHS])
+def test_an_old_import_path_is_the_moved_module(old, statement, bound):
+    """In a fresh interpreter, so that the old path is the first import of autogradviz:
+    the statement works and binds the module compat/ holds, not a second copy of it."""
+    new = old.replace("autogradviz.", "autogradviz.compat.", 1)
+    program = (
+        f"{statement}\n"
+        "import importlib, sys\n"
+        f"new = importlib.import_module({new!r})\n"
+        f"print({bound} is new, sys.modules[{old!r}] is new, new.__file__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", program],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=PACKAGE.parent,  # the autogradviz under test, not another installed copy
+    )
+    assert out.returncode == 0, out.stderr
+    same, registered, path = out.stdout.split()
+    assert (same, registered) == ("True", "True")
+    assert Path(path).relative_to(PACKAGE / "compat")  # the file that runs is the one in compat/

@@ -1,4 +1,4 @@
-"""PyTorch's and Paddle's surface, attached to the kernel's Tensor from outside it.
+"""PyTorch's and Paddle's surface, kept apart from the teaching path.
 
 The core (`autogradviz/core/`) and the engine hold what backpropagation needs;
 what a tutorial written for PyTorch or Paddle expects besides is attached here,
@@ -16,6 +16,15 @@ Reading order:
    saved files name;
 5. `paddle_spellings.py`: `stop_gradient`, `gradient()`, `clear_grad()`,
    `to_tensor`.
+
+Beside them, PyTorch's GPU namespaces, answered as by a PyTorch built without
+CUDA (the device rules themselves are `core/device.py`); autogradviz/__init__
+registers each under its public path, so `agv.cuda`, `import autogradviz.cuda`
+and `from autogradviz.backends import mps` are these modules:
+
+6. `cuda.py`: `agv.cuda.is_available()`, `manual_seed_all`, ...;
+7. `accelerator.py`: `agv.accelerator`, device-neutral code's question;
+8. `backends/`: `agv.backends.mps` and `agv.backends.cudnn`'s flags.
 """
 
 from . import legacy, paddle_spellings, pickling, python_protocol  # noqa: F401 - each attaches to Tensor on import

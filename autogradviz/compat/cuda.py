@@ -10,7 +10,7 @@ only on `agv.manual_seed`, as in PyTorch). What would need a GPU to answer
 
 from __future__ import annotations
 
-from .core import device as _device
+from ..core import device as _device
 
 
 def is_available() -> bool:

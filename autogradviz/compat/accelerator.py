@@ -8,7 +8,7 @@ picks "cpu".
 
 from __future__ import annotations
 
-from .core import device as _device
+from ..core import device as _device
 
 
 def is_available() -> bool:
