@@ -113,6 +113,35 @@ def _uninitialized_parameter(device, dtype) -> UninitializedParameter:
     return UninitializedParameter(creation.zeros(0, device=device, dtype=dtype))
 
 
+def _check_conv_arguments(layer: str, in_channels, out_channels, groups, padding_mode) -> None:
+    """Conv1d's and Conv2d's constructor checks: PyTorch's checks and words first (a
+    mistake is the learner's to mend), then what autogradviz does not implement.
+    (PyTorch's constructor takes a float or True for groups, and fails later: in
+    torch.empty, or at the call.)"""
+    if not is_int(groups):
+        raise TypeError(f"{layer}: groups must be an int, not {typename(groups)} ({groups!r})")
+    if groups <= 0:
+        raise ValueError("groups must be a positive integer")
+    if in_channels % groups != 0:
+        raise ValueError(
+            f"in_channels must be divisible by groups (in_channels={in_channels}, groups={groups})"
+        )
+    if out_channels % groups != 0:
+        raise ValueError(
+            f"out_channels must be divisible by groups (out_channels={out_channels}, groups={groups})"
+        )
+    if padding_mode not in _PADDING_MODES:
+        raise ValueError(
+            f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'"
+        )
+    if groups != 1:
+        raise NotImplementedError(
+            f"{layer}: groups={groups} is not supported; autogradviz implements groups=1"
+        )
+    if padding_mode != "zeros":
+        raise NotImplementedError(f"{layer}: padding_mode={padding_mode!r} is not supported, only 'zeros'")
+
+
 class Conv2d(Module):
     """Slides out_channels learned kernels of shape (in_channels, kh, kw) over the image."""
 
@@ -131,31 +160,7 @@ class Conv2d(Module):
         dtype=None,
     ):
         super().__init__()
-        # PyTorch's checks and words first: a mistake is the learner's to mend; then
-        # what autogradviz does not implement
-        # (PyTorch's constructor takes a float or True, and fails later: in torch.empty, or at the call)
-        if not is_int(groups):
-            raise TypeError(f"Conv2d: groups must be an int, not {typename(groups)} ({groups!r})")
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError(
-                f"in_channels must be divisible by groups (in_channels={in_channels}, groups={groups})"
-            )
-        if out_channels % groups != 0:
-            raise ValueError(
-                f"out_channels must be divisible by groups (out_channels={out_channels}, groups={groups})"
-            )
-        if padding_mode not in _PADDING_MODES:
-            raise ValueError(
-                f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'"
-            )
-        if groups != 1:
-            raise NotImplementedError(
-                f"Conv2d: groups={groups} is not supported; autogradviz implements groups=1"
-            )
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"Conv2d: padding_mode={padding_mode!r} is not supported, only 'zeros'")
+        _check_conv_arguments("Conv2d", in_channels, out_channels, groups, padding_mode)
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _pair(kernel_size, "kernel_size")
         self.stride, self.dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
@@ -206,29 +211,7 @@ class Conv1d(Module):
         dtype=None,
     ):
         super().__init__()
-        # PyTorch's checks and words first, as Conv2d's; then what autogradviz does not implement
-        if not is_int(groups):
-            raise TypeError(f"Conv1d: groups must be an int, not {typename(groups)} ({groups!r})")
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError(
-                f"in_channels must be divisible by groups (in_channels={in_channels}, groups={groups})"
-            )
-        if out_channels % groups != 0:
-            raise ValueError(
-                f"out_channels must be divisible by groups (out_channels={out_channels}, groups={groups})"
-            )
-        if padding_mode not in _PADDING_MODES:
-            raise ValueError(
-                f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'"
-            )
-        if groups != 1:
-            raise NotImplementedError(
-                f"Conv1d: groups={groups} is not supported; autogradviz implements groups=1"
-            )
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"Conv1d: padding_mode={padding_mode!r} is not supported, only 'zeros'")
+        _check_conv_arguments("Conv1d", in_channels, out_channels, groups, padding_mode)
         self.in_channels, self.out_channels = in_channels, out_channels
         # one number each, kept as 1-tuples as PyTorch keeps them: kernel_size=(3,)
         self.kernel_size = (_single(kernel_size, "kernel_size"),)
