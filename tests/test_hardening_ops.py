@@ -1,0 +1,198 @@
+"""Hardening (issue 26), ops and creation: each test runs the same call on torch and
+on autogradviz and compares the outcome: the values and dtype where torch returns,
+the exception class and the start of the message where torch raises.
+
+- full(), full_like() and fill_() check a fill value as PyTorch does (one rule,
+  creation.fill_number);
+- zero_ and fill_ through an expand()-ed view are refused when autograd records them.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import autogradviz as agv
+
+torch = pytest.importorskip("torch")
+
+
+def outcome(run):
+    """("ok", dtype name, values) or (exception class name, message)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a numpy warning is a defect too
+            result = run()
+    except Exception as error:  # noqa: BLE001 - the class is what is compared
+        return type(error).__name__, str(error)
+    return "ok", str(result.dtype).split(".")[-1], result.tolist()
+
+
+def assert_same_outcome(ours, theirs, prefix: str = ""):
+    if theirs[0] == "ok":
+        assert ours[:2] == theirs[:2]
+        np.testing.assert_array_equal(ours[2], theirs[2])  # nan where torch has nan
+    else:
+        assert ours[0] == theirs[0], (ours, theirs)
+        assert ours[1].startswith(prefix + theirs[1]), (ours, theirs)
+
+
+# --- 1. the fill value of full / full_like / fill_ ----------------------------------
+FILL_VALUES = [
+    2**70,
+    -(2**70),
+    2**63,
+    2**64 - 1,
+    2**64,
+    -(2**63),
+    -(2**63) - 1,
+    300,
+    -129,
+    256,
+    -1,
+    -255,
+    -256,
+    300.5,
+    127.5,
+    2.5,
+    -2.5,
+    float("nan"),
+    float("inf"),
+    1e39,
+    3.4028235e38,
+    1 + 2j,
+    1 + 0j,
+    True,
+    np.int64(300),
+    np.float32(2.5),
+    np.float64(1e39),
+    "a",
+    None,
+    np.array(5),
+]
+FILL_DTYPES = [None, "int64", "int32", "int16", "int8", "uint8", "float32", "float64", "bool"]
+
+
+def _dtype(lib, name):
+    return {} if name is None else {"dtype": getattr(lib, name)}
+
+
+@pytest.mark.parametrize("dtype", FILL_DTYPES)
+@pytest.mark.parametrize("value", FILL_VALUES, ids=repr)
+def test_full_checks_its_fill_value_as_torch(value, dtype):
+    if isinstance(value, complex) and dtype is None:
+        pytest.skip("autogradviz has no complex dtype")
+    theirs = outcome(lambda: torch.full((2,), value, **_dtype(torch, dtype)))
+    ours = outcome(lambda: agv.full((2,), value, **_dtype(agv, dtype)))
+    assert_same_outcome(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", FILL_DTYPES)
+@pytest.mark.parametrize("value", FILL_VALUES, ids=repr)
+def test_full_like_checks_its_fill_value_as_torch(value, dtype):
+    theirs = outcome(lambda: torch.full_like(torch.zeros(2, **_dtype(torch, dtype)), value))
+    ours = outcome(lambda: agv.full_like(agv.zeros(2, **_dtype(agv, dtype)), value))
+    assert_same_outcome(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", FILL_DTYPES)
+@pytest.mark.parametrize("value", FILL_VALUES, ids=repr)
+def test_fill_checks_its_value_as_torch(value, dtype):
+    """fill_ names itself first (its message before this issue), then torch's sentence;
+    a non-number is a TypeError as in torch (torch's words list its overloads)."""
+    theirs = outcome(lambda: torch.zeros(2, **_dtype(torch, dtype)).fill_(value))
+    ours = outcome(lambda: agv.zeros(2, **_dtype(agv, dtype)).fill_(value))
+    if theirs[0] == "TypeError":
+        assert ours[0] == "TypeError"
+        assert ours[1].startswith(
+            f"fill_() received an invalid combination of arguments - got ({type(value).__name__})"
+        )
+    else:
+        assert_same_outcome(ours, theirs, prefix="fill_: " if theirs[0] == "RuntimeError" else "")
+
+
+def test_full_overflow_message_says_the_range():
+    with pytest.raises(RuntimeError) as error:
+        agv.full((2,), 300, dtype=agv.int8)
+    assert str(error.value) == (
+        "value cannot be converted to type int8_t without overflow: 300 (full: int8 holds integers from -128 to 127)"
+    )
+
+
+@pytest.mark.parametrize("value", [300, 300.0, -1])
+def test_fill_with_a_0d_tensor_wraps_as_torch(value):
+    """A 0-d tensor is copied, not checked as a number: 300 wraps to 44 as int8."""
+    theirs = torch.zeros(2, dtype=torch.int8).fill_(torch.tensor(value))
+    ours = agv.zeros(2, dtype=agv.int8).fill_(agv.tensor(value))
+    assert ours.tolist() == theirs.tolist()
+
+
+def test_fill_with_a_1d_tensor_raises_as_torch():
+    with pytest.raises(RuntimeError) as theirs:
+        torch.zeros(2).fill_(torch.tensor([1.0, 2.0]))
+    with pytest.raises(RuntimeError) as ours:
+        agv.zeros(2).fill_(agv.tensor([1.0, 2.0]))
+    assert str(ours.value) == str(theirs.value)
+
+
+# --- 3. zero_ / fill_ through an expand()-ed view -----------------------------------
+SHARED = "unsupported operation: more than one element of the written-to tensor refers to a single memory location."
+
+
+def _write_through_expand(lib, op: str, shape, requires_grad: bool):
+    """A write through x[:1].expand(*shape), then a backward through x; the values of
+    x, the gradient, or the error."""
+    a = lib.tensor([1.0, 2.0], requires_grad=requires_grad)
+    x = a * 3
+    view = x[:1].expand(*shape)
+    if op == "zero_":
+        view.zero_()
+    elif op == "fill_":
+        view.fill_(5.0)
+    else:
+        getattr(view, op)(2.0)
+    if not requires_grad:
+        return x.tolist()
+    (x * lib.tensor([1.0, 10.0])).sum().backward()
+    return x.tolist(), a.grad.tolist()
+
+
+@pytest.mark.parametrize("requires_grad", [False, True], ids=["no grad", "recorded"])
+@pytest.mark.parametrize("shape", [(3,), (1,), (2, 1)], ids=str)
+@pytest.mark.parametrize("op", ["zero_", "fill_", "mul_", "add_"])
+def test_writes_through_an_expanded_view_as_torch(op, shape, requires_grad):
+    """Outside autograd, torch lets fill_ and zero_ write one value into an expanded
+    view (every copy gets it) and refuses mul_ and add_; when autograd records the
+    write (the base requires grad), it refuses zero_ and fill_ too."""
+    try:
+        theirs = ("ok", _write_through_expand(torch, op, shape, requires_grad))
+    except RuntimeError as error:
+        theirs = ("RuntimeError", str(error))
+    try:
+        ours = ("ok", _write_through_expand(agv, op, shape, requires_grad))
+    except RuntimeError as error:
+        ours = ("RuntimeError", str(error))
+    if theirs[0] == "ok":
+        assert ours == theirs
+    else:
+        assert theirs[1].startswith(SHARED)
+        assert ours[0] == "RuntimeError"
+        assert ours[1].startswith(f"{op}: {SHARED}")
+
+
+@pytest.mark.parametrize("op", ["zero_", "fill_"])
+def test_refused_fill_through_an_expanded_view_changes_nothing(op):
+    """torch writes the values and bumps the version before it raises; autogradviz
+    checks first, so the base keeps its values, version and history."""
+    a = agv.tensor([1.0, 2.0], requires_grad=True)
+    x = a * 3
+    view = x[:1].expand(3)
+    version, history = x._version, x.grad_fn
+    with pytest.raises(RuntimeError, match="more than one element"):
+        view.zero_() if op == "zero_" else view.fill_(5.0)
+    assert x.tolist() == [3.0, 6.0]
+    assert (x._version, x.grad_fn) == (version, history)
+    x.sum().backward()
+    assert a.grad.tolist() == [3.0, 3.0]
