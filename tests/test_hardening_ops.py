@@ -4,6 +4,8 @@ the exception class and the start of the message where torch raises.
 
 - full(), full_like() and fill_() check a fill value as PyTorch does (one rule,
   creation.fill_number);
+- tensor() infers the dtype of a list holding numpy numbers, arrays or tensors as
+  PyTorch does (each item's own dtype, promoted);
 - zero_ and fill_ through an expand()-ed view are refused when autograd records them.
 """
 
@@ -24,6 +26,8 @@ def outcome(run):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # a numpy warning is a defect too
+            # torch's advice for a list of arrays is not an outcome
+            warnings.filterwarnings("ignore", "Creating a tensor from a list of numpy.ndarrays")
             result = run()
     except Exception as error:  # noqa: BLE001 - the class is what is compared
         return type(error).__name__, str(error)
@@ -196,3 +200,55 @@ def test_refused_fill_through_an_expanded_view_changes_nothing(op):
     assert (x._version, x.grad_fn) == (version, history)
     x.sum().backward()
     assert a.grad.tolist() == [3.0, 3.0]
+
+
+# --- 2. the dtype tensor() infers from a list holding numpy numbers -----------------
+LISTS = {
+    "[f64]": lambda lib: [np.float64(1.5)],
+    "[f32]": lambda lib: [np.float32(1.5)],
+    "[i32]": lambda lib: [np.int32(3)],
+    "[i8]": lambda lib: [np.int8(3)],
+    "[u8]": lambda lib: [np.uint8(3)],
+    "[bool_]": lambda lib: [np.bool_(True)],
+    "[f32, 1.0]": lambda lib: [np.float32(1.5), 1.0],
+    "[1.0, f64]": lambda lib: [1.0, np.float64(1.5)],
+    "[f32, f64]": lambda lib: [np.float32(1.5), np.float64(2.5)],
+    "[i32, 1]": lambda lib: [np.int32(3), 1],
+    "[i32, 1.5]": lambda lib: [np.int32(3), 1.5],
+    "[i32, i64]": lambda lib: [np.int32(3), np.int64(4)],
+    "[i64, f32]": lambda lib: [np.int64(1), np.float32(2.5)],
+    "[u8, i8]": lambda lib: [np.uint8(1), np.int8(2)],
+    "[f64, 1]": lambda lib: [np.float64(1.5), 1],
+    "[f64, True]": lambda lib: [np.float64(1.5), True],
+    "[True, i32]": lambda lib: [True, np.int32(2)],
+    "[1.5, i64]": lambda lib: [1.5, np.int64(3)],
+    "[[f64], [1.0]]": lambda lib: [[np.float64(1.5)], [1.0]],
+    "[[i32, u8]]": lambda lib: [[np.int32(1), np.uint8(2)]],
+    "[[i8], [i8]]": lambda lib: [[np.int8(1)], [np.int8(2)]],
+    "[array i32, array i32]": lambda lib: [np.array([1], np.int32), np.array([2], np.int32)],
+    "[tensor f64, tensor f64]": lambda lib: [
+        lib.tensor(1.5, dtype=lib.float64),
+        lib.tensor(2.0, dtype=lib.float64),
+    ],
+    "[tensor i32, 1]": lambda lib: [lib.tensor(1, dtype=lib.int32), 1],
+    "[tensor f32, f64]": lambda lib: [lib.tensor(1.5), np.float64(2.0)],
+    "f64 scalar": lambda lib: np.float64(1.5),
+    "i32 scalar": lambda lib: np.int32(3),
+    "[1.0, 2]": lambda lib: [1.0, 2],
+    "[]": lambda lib: [],
+}
+
+
+@pytest.mark.parametrize("make", LISTS.values(), ids=LISTS.keys())
+def test_tensor_infers_the_dtype_of_numpy_items_as_torch(make):
+    assert outcome(lambda: agv.tensor(make(agv))) == outcome(lambda: torch.tensor(make(torch)))
+
+
+def test_uint64_beyond_int64_raises_instead_of_wrapping():
+    """torch keeps a uint64 array as uint64; autogradviz has no uint64 dtype, so it
+    makes int64, and a value int64 can't hold raises rather than turning negative."""
+    big = np.array([2**63 + 5], dtype=np.uint64)
+    assert torch.tensor(big).tolist() == [2**63 + 5]
+    with pytest.raises(RuntimeError, match=r"^value cannot be converted to type int64 without overflow"):
+        agv.tensor(big)
+    assert agv.tensor(np.array([5], dtype=np.uint64)).tolist() == [5]

@@ -55,6 +55,8 @@ def as_array(data, dtype=None) -> np.ndarray:
                 f"can't make a tensor from {type(data).__name__} data of numpy dtype {array.dtype}"
             )
         if dtype is None:
+            dtype = _list_dtype(data) if isinstance(data, (list, tuple)) else None
+        if dtype is None:
             dtype = dtypes.float32 if array.dtype.kind == "f" else None
     if array.dtype.kind not in "fiub":  # "abc" with a dtype given: numpy's "could not convert string"
         raise TypeError(
@@ -178,6 +180,44 @@ def _number_dtype(value) -> np.dtype:
     if isinstance(value, complex):
         raise TypeError(f"full(): autogradviz has no complex dtype, so it can't be filled with {value!r}")
     return dtypes.float32.numpy  # PyTorch's default float dtype; np.True_ too, as in PyTorch
+
+
+def _item_dtype(item) -> np.dtype:
+    """The dtype PyTorch infers for one item of a list: float32 for a Python float,
+    int64 for an int, bool for a bool; a numpy number or array (or a tensor) its own."""
+    if isinstance(item, (np.ndarray, np.generic)):
+        return item.dtype
+    if isinstance(item, bool):
+        return np.dtype(bool)
+    if isinstance(item, int):
+        return np.dtype(np.int64)
+    return dtypes.float32.numpy
+
+
+def _promoted(a: np.dtype, b: np.dtype) -> np.dtype:
+    """PyTorch's promotion of two item dtypes: a float beats an integer or a bool
+    whatever their sizes (numpy would make int64 and float32 float64)."""
+    if a.kind == "b" or (b.kind == "f" and a.kind != "f"):
+        return b
+    if b.kind == "b" or (a.kind == "f" and b.kind != "f"):
+        return a
+    return np.promote_types(a, b)
+
+
+def _list_dtype(data) -> dtypes.DType | None:
+    """For a list holding numpy numbers or arrays (or tensors): the dtype PyTorch
+    infers, promoting its items' dtypes (`[np.float64(1.5), 1.0]` is float64, where
+    numpy's array would only say "float"). None for plain Python numbers, whose rule
+    (floats give float32) the caller applies."""
+    items = list(_flat(data))
+    if not any(isinstance(x, (np.ndarray, np.generic)) for x in items):
+        return None
+    found = None
+    for item in items:
+        found = _item_dtype(item) if found is None else _promoted(found, _item_dtype(item))
+    if found is None or found.kind not in "fiub" or found == np.float16:
+        return None  # empty, or not numbers (the caller's error), or float16 (float32 here)
+    return dtypes.from_numpy_dtype(found)
 
 
 def _flat(data):
