@@ -6,7 +6,9 @@ the exception class and the start of the message where torch raises.
   creation.fill_number);
 - tensor() infers the dtype of a list holding numpy numbers, arrays or tensors as
   PyTorch does (each item's own dtype, promoted);
-- zero_ and fill_ through an expand()-ed view are refused when autograd records them.
+- zero_ and fill_ through an expand()-ed view are refused when autograd records them;
+- an operand that backward does not need (einsum, a product with a constant) or keeps
+  a copy of (a matrix times a stack of matrices) may change in place after the forward.
 """
 
 from __future__ import annotations
@@ -252,3 +254,129 @@ def test_uint64_beyond_int64_raises_instead_of_wrapping():
     with pytest.raises(RuntimeError, match=r"^value cannot be converted to type int64 without overflow"):
         agv.tensor(big)
     assert agv.tensor(np.array([5], dtype=np.uint64)).tolist() == [5]
+
+
+# --- 4. what backward keeps: an operand it does not need may change in place ---------
+def _change_then_backward(lib, make_inputs, forward, grads, change: int):
+    """Inputs (as leaves, requiring grad where asked, then copied by an op so that
+    they may change in place); the forward; an in-place change of input `change`;
+    backward. The leaves' gradients, or the error."""
+    rng = np.random.default_rng(0)
+    leaves = [
+        lib.tensor(x, dtype=lib.float64, requires_grad=needs)
+        for x, needs in zip(make_inputs(rng), grads, strict=True)
+    ]
+    inputs = [x * 1 if needs else x.clone() for x, needs in zip(leaves, grads, strict=True)]
+    out = forward(lib, *inputs)
+    with lib.no_grad():
+        inputs[change].mul_(2)
+    out.sum().backward()
+    return [None if x.grad is None else x.grad.numpy() for x in leaves]
+
+
+def _assert_same_after_change(make_inputs, forward, grads, change):
+    try:
+        theirs = _change_then_backward(torch, make_inputs, forward, grads, change)
+    except RuntimeError as error:
+        theirs = error
+    try:
+        ours = _change_then_backward(agv, make_inputs, forward, grads, change)
+    except RuntimeError as error:
+        ours = error
+    if isinstance(theirs, RuntimeError):
+        assert isinstance(ours, RuntimeError), "torch raises, autogradviz does not"
+        start = (
+            "one of the variables needed for gradient computation has been modified by an inplace operation"
+        )
+        assert str(theirs).startswith(start) and str(ours).startswith(start)
+    else:
+        assert not isinstance(ours, RuntimeError), f"torch computes, autogradviz raises {ours}"
+        for mine, torchs in zip(ours, theirs, strict=True):
+            assert (mine is None) == (torchs is None)
+            if mine is not None:
+                np.testing.assert_allclose(mine, torchs, rtol=1e-12)
+
+
+def _shaped(*shapes):
+    return lambda rng: [rng.standard_normal(s) for s in shapes]
+
+
+EINSUMS = [
+    ("ij->ji", [(2, 3)]),
+    ("ij->", [(2, 3)]),
+    ("ij->i", [(2, 3)]),
+    ("ii->i", [(3, 3)]),
+    ("ii", [(3, 3)]),
+    ("bij->bji", [(4, 2, 3)]),
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("i,i->", [(3,), (3,)]),
+    ("i,j->ij", [(2,), (3,)]),
+    ("ij,ij->ij", [(2, 3), (2, 3)]),
+    ("ij,j->i", [(2, 3), (3,)]),
+]
+GRAD_CHOICES = {1: [(True,)], 2: [(True, True), (True, False), (False, True)]}
+
+
+@pytest.mark.parametrize(
+    ("equation", "shapes", "grads", "change"),
+    [
+        (eq, shapes, grads, change)
+        for eq, shapes in EINSUMS
+        for grads in GRAD_CHOICES[len(shapes)]
+        for change in range(len(shapes))
+    ],
+)
+def test_einsum_keeps_only_the_operands_backward_needs(equation, shapes, grads, change):
+    _assert_same_after_change(_shaped(*shapes), lambda lib, *xs: lib.einsum(equation, *xs), grads, change)
+
+
+@pytest.mark.parametrize("grads", [(True, True), (True, False), (False, True)])
+@pytest.mark.parametrize("change", [0, 1])
+@pytest.mark.parametrize("op", ["mul", "div", "matmul 2-d"])
+def test_a_product_keeps_a_factor_only_if_the_other_needs_a_gradient(op, change, grads):
+    shapes = [(2, 3), (3, 4)] if op == "matmul 2-d" else [(2, 3), (2, 3)]
+    forward = {
+        "mul": lambda lib, a, b: a * b,
+        "div": lambda lib, a, b: a / b,
+        "matmul 2-d": lambda lib, a, b: a @ b,
+    }[op]
+    _assert_same_after_change(_shaped(*shapes), forward, grads, change)
+
+
+MATMUL_SHAPES = [
+    ((2, 3), (5, 3, 4)),
+    ((3,), (5, 3, 4)),
+    ((2, 3), (6, 5, 3, 4)),
+    ((1, 2, 3), (5, 3, 4)),
+    ((5, 2, 3), (3, 4)),
+    ((5, 2, 3), (3,)),
+    ((5, 2, 3), (5, 3, 4)),
+    ((6, 5, 2, 3), (5, 3, 4)),
+    ((5, 2, 3), (1, 3, 4)),
+    ((1, 2, 3), (1, 3, 4)),
+    ((6, 1, 2, 3), (5, 3, 4)),
+    ((5, 2, 3), (1, 5, 3, 4)),
+    ((1, 5, 2, 3), (6, 1, 3, 4)),
+]
+
+
+@pytest.mark.parametrize("grads", [(True, True), (True, False), (False, True)])
+@pytest.mark.parametrize("change", [0, 1])
+@pytest.mark.parametrize(("shape_a", "shape_b"), MATMUL_SHAPES, ids=str)
+def test_batched_matmul_keeps_a_copy_where_torch_does(shape_a, shape_b, change, grads):
+    """PyTorch's backward of a matrix times a stack (or of a stack broadcast over
+    batch dims) holds a reshaped copy, which an in-place change does not touch."""
+    _assert_same_after_change(_shaped(shape_a, shape_b), lambda lib, a, b: a @ b, grads, change)
+
+
+def test_batched_matmul_copy_still_gives_second_derivatives():
+    """The copy keeps its place in the graph: a second derivative through it is right."""
+    results = []
+    for lib in (torch, agv):
+        rng = np.random.default_rng(1)
+        a = lib.tensor(rng.standard_normal((2, 3)), requires_grad=True)
+        b = lib.tensor(rng.standard_normal((5, 3, 4)), requires_grad=True)
+        (grad_a,) = lib.autograd.grad(((a @ b) ** 2).sum(), a, create_graph=True)
+        (g,) = lib.autograd.grad(grad_a.sum(), b)  # through the copy of b that backward kept
+        results.append(g.detach().numpy())
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-5)
