@@ -127,6 +127,19 @@ def test_full_overflow_message_says_the_range():
     )
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int64", "float32", "bool"])
+@pytest.mark.parametrize("value", [-1, -256, 300, 2.7, -2.7, 1e39, float("nan")], ids=repr)
+def test_setitem_with_a_number_follows_the_same_rule(value, dtype):
+    def write(lib):
+        x = lib.zeros(3, dtype=getattr(lib, dtype))
+        x[0] = value
+        return x
+
+    assert_same_outcome(
+        outcome(lambda: write(agv)), outcome(lambda: write(torch)), prefix="x[index] = value: "
+    )
+
+
 @pytest.mark.parametrize("value", [300, 300.0, -1])
 def test_fill_with_a_0d_tensor_wraps_as_torch(value):
     """A 0-d tensor is copied, not checked as a number: 300 wraps to 44 as int8."""

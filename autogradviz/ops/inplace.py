@@ -357,10 +357,11 @@ def _fill(t, value, name: str):
     return _inplace(t, name, lambda old: record(FillBackward0, np.full_like(old._data, value), (old,)))
 
 
-def check_number_fits(t, value, op: str) -> None:
+def check_number_fits(t, value, op: str):
     """A number written into a tensor must fit its dtype, as PyTorch checks (the rule
-    is creation.fill_number's, shared with full and fill_)."""
-    fill_number(value, t._data.dtype, op, into=t)
+    is creation.fill_number's, shared with full and fill_). Returns the number as the
+    tensor will hold it (-1 is 255 in a uint8 tensor)."""
+    return fill_number(value, t._data.dtype, op, into=t)
 
 
 def zero_(t):
@@ -522,7 +523,7 @@ def setitem(t, index, value):
     # a number is converted to the tensor's dtype first, and so is a one-element value
     # written through one mask (PyTorch's masked_fill_), even where the mask is all False
     if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
-        check_number_fits(t, value, "x[index] = value")
+        value = check_number_fits(t, value, "x[index] = value")
     elif value_is_tensor and value.numel() == 1 and isinstance(index, np.ndarray) and index.dtype == bool:
         check_number_fits(t, value._data.reshape(()).item(), "x[index] = value")
     value = operand(value)
