@@ -13,6 +13,8 @@ leaves the random stream where it was.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import device as _device
@@ -53,6 +55,8 @@ def as_array(data, dtype=None) -> np.ndarray:
                 f"can't make a tensor from {type(data).__name__} data of numpy dtype {array.dtype}"
             )
         if dtype is None:
+            dtype = _list_dtype(data) if isinstance(data, (list, tuple)) else None
+        if dtype is None:
             dtype = dtypes.float32 if array.dtype.kind == "f" else None
     if array.dtype.kind not in "fiub":  # "abc" with a dtype given: numpy's "could not convert string"
         raise TypeError(
@@ -77,6 +81,143 @@ def as_array(data, dtype=None) -> np.ndarray:
         with np.errstate(over="ignore"):  # 1e308 as float32 is inf, silently as in PyTorch
             array = array.astype(target.numpy)
     return array
+
+
+# PyTorch's C++ type names, as its "value cannot be converted to type ... without overflow" says them
+_OVERFLOW_NAMES = {
+    "float32": "float",
+    "float64": "double",
+    "int64": "int64_t",
+    "int32": "int",
+    "int16": "int16_t",
+    "int8": "int8_t",
+    "uint8": "uint8_t",
+}
+
+
+def _number_name(value) -> str:
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+
+
+def fill_number(value, dtype: np.dtype, op: str, into: Tensor | None = None):
+    """`value` as one number of `dtype`, checked as PyTorch checks a number written into
+    a tensor (full, full_like, fill_, x[i] = value): numpy's cast would silently turn
+    300 into 44 as int8, nan into -2**63 and 1e39 into inf as float32. `into` is the
+    tensor written into, if any: the error then names `op` first and the tensor's dtype.
+
+    - a Python int must fit 64 bits (PyTorch's OverflowError "int too big to convert");
+    - into an integer dtype the value must lie in the dtype's range (a float is then cut
+      towards zero, 2.5 gives 2); an unsigned dtype also takes negative ints down to
+      -max, which wrap around (-1 becomes 255 as uint8);
+    - into a float dtype a finite value must be finite there (inf and nan pass);
+    - a complex number must have no imaginary part, unless the dtype is bool.
+    """
+    if isinstance(value, Tensor):
+        value = value._data.reshape(()).item()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value > 2**64 - 1:
+            raise OverflowError(f"int too big to convert ({op}: {value} does not fit 64 bits)")
+        if value < -(2**63):
+            raise OverflowError(
+                f"can't convert negative int to unsigned ({op}: {value} does not fit 64 bits)"
+            )
+    if dtype.kind == "b":
+        return bool(value)
+
+    def overflow():
+        sentence = f"value cannot be converted to type {_OVERFLOW_NAMES[dtype.name]} without overflow"
+        if into is not None:
+            return RuntimeError(f"{op}: {sentence}: {value} (the tensor is {into.dtype!r})")
+        target = dtypes.from_numpy_dtype(dtype)
+        if dtype.kind == "f":
+            span = f"{target.name} holds magnitudes up to {np.finfo(dtype).max:.6g}"
+        else:
+            info = np.iinfo(dtype)
+            span = f"{target.name} holds integers from {info.min} to {info.max}"
+        return RuntimeError(f"{sentence}: {value!r} ({op}: {span})")
+
+    if isinstance(value, complex):
+        if value.imag != 0:
+            raise overflow()
+        value = value.real
+    if dtype.kind == "f":
+        if math.isfinite(value) and abs(value) > float(np.finfo(dtype).max):
+            raise overflow()
+        return float(value)
+    info = np.iinfo(dtype)
+    if isinstance(value, float):
+        if not (info.min <= value <= info.max):  # nan fails too
+            raise overflow()
+        return int(value)
+    value = int(value)
+    lowest = -int(info.max) if info.min == 0 else int(info.min)
+    if not (lowest <= value <= info.max):
+        raise overflow()
+    return value % (int(info.max) + 1) if value < 0 and info.min == 0 else value
+
+
+def _check_number(value, op: str) -> None:
+    """PyTorch's TypeError when `fill_value` is not a number (or a 0-d tensor)."""
+    is_number = isinstance(value, (bool, int, float, complex, np.bool_, np.number))
+    if not (is_number or (isinstance(value, Tensor) and value.ndim == 0)):
+        raise TypeError(
+            f"{op}(): argument 'fill_value' (position 2) must be Number, not {_number_name(value)}"
+        )
+
+
+def _number_dtype(value) -> np.dtype:
+    """full()'s dtype when none is given: bool for a bool, int64 for an integer, float32
+    for anything else (a 0-d tensor gives its own dtype's kind, as in PyTorch)."""
+    if isinstance(value, Tensor):
+        value = value._data.reshape(()).item()
+    if isinstance(value, bool):
+        return np.dtype(bool)
+    if isinstance(value, (int, np.integer)):
+        return np.dtype(np.int64)
+    if isinstance(value, complex):
+        raise TypeError(f"full(): autogradviz has no complex dtype, so it can't be filled with {value!r}")
+    return dtypes.float32.numpy  # PyTorch's default float dtype; np.True_ too, as in PyTorch
+
+
+def _item_dtype(item) -> np.dtype:
+    """The dtype PyTorch infers for one item of a list: float32 for a Python float,
+    int64 for an int, bool for a bool; a numpy number or array (or a tensor) its own."""
+    if isinstance(item, (np.ndarray, np.generic)):
+        return item.dtype
+    if isinstance(item, bool):
+        return np.dtype(bool)
+    if isinstance(item, int):
+        return np.dtype(np.int64)
+    return dtypes.float32.numpy
+
+
+def _promoted(a: np.dtype, b: np.dtype) -> np.dtype:
+    """PyTorch's promotion of two item dtypes: a float beats an integer or a bool
+    whatever their sizes (numpy would make int64 and float32 float64)."""
+    if a.kind == "b" or (b.kind == "f" and a.kind != "f"):
+        return b
+    if b.kind == "b" or (a.kind == "f" and b.kind != "f"):
+        return a
+    return np.promote_types(a, b)
+
+
+def _list_dtype(data) -> dtypes.DType | None:
+    """For a list holding numpy numbers or arrays (or tensors): the dtype PyTorch
+    infers, promoting its items' dtypes (`[np.float64(1.5), 1.0]` is float64, where
+    numpy's array would only say "float"). None for plain Python numbers, whose rule
+    (floats give float32) the caller applies."""
+    items = list(_flat(data))
+    if not any(isinstance(x, (np.ndarray, np.generic)) for x in items):
+        return None
+    found = None
+    for item in items:
+        found = _item_dtype(item) if found is None else _promoted(found, _item_dtype(item))
+    if found is None or found.kind not in "fiub" or found == np.float16:
+        return None  # empty, or not numbers (the caller's error), or float16 (float32 here)
+    return dtypes.from_numpy_dtype(found)
 
 
 def _flat(data):
@@ -243,9 +384,10 @@ def full(
     """`size` filled with `fill_value`; the dtype follows the value (3.0 gives float32,
     3 int64, True bool) unless `dtype` is given."""
     shape = _size((size,), "full")
-    dtype = dtypes.to_dtype(dtype if dtype is not None else as_array(fill_value).dtype).numpy
+    _check_number(fill_value, "full")
+    dtype = dtypes.to_dtype(dtype).numpy if dtype is not None else _number_dtype(fill_value)
     _check(device, requires_grad, dtype, pin_memory)
-    return _finish(np.full(shape, fill_value, dtype), requires_grad)
+    return _finish(np.full(shape, fill_number(fill_value, dtype, "full"), dtype), requires_grad)
 
 
 def empty(
@@ -416,7 +558,9 @@ def empty_like(t: Tensor, dtype=None, *, device=None, requires_grad: bool = Fals
 
 
 def full_like(t: Tensor, fill_value, dtype=None, *, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.full(t.shape, fill_value, _like(t, dtype, device, requires_grad)), requires_grad)
+    _check_number(fill_value, "full_like")
+    target = _like(t, dtype, device, requires_grad)
+    return _finish(np.full(t.shape, fill_number(fill_value, target, "full_like"), target), requires_grad)
 
 
 def rand_like(

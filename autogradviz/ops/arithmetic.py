@@ -7,11 +7,13 @@ back broadcast (too big) are summed to each input's shape by the engine.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core.graph import OUTPUT, Node
 from ..core.record import record
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, _make
 from . import numpy_math
 from ._operands import binary, data, factors_to_save, is_bool, operand
 from .broadcast import sum_to
@@ -385,7 +387,42 @@ def matmul(a, b):
             f"(shapes {x.shape} and {y.shape}); convert first, for example a.long() @ b.long()"
         )
     node = _MATMUL_NODES.get((x.ndim, y.ndim), MatmulBackward0)
-    return record(node, out, (a, b), saved=factors_to_save(a, b), args=(x.ndim, y.ndim))
+    result = record(node, out, (a, b), saved=factors_to_save(a, b), args=(x.ndim, y.ndim))
+    if result._grad_fn is not None:
+        for position, copied in enumerate(_copied_by_torch(x.shape, y.shape)):
+            if copied:
+                _keep_own_copy(result._grad_fn, position)
+    return result
+
+
+def _copied_by_torch(x_shape: tuple, y_shape: tuple) -> tuple[bool, bool]:
+    """Which operand of a batched a @ b PyTorch's backward keeps as its own copy, so
+    that changing the operand in place afterwards is fine. PyTorch multiplies stacks of
+    matrices as one big product: a matrix times a stack transposes the stack and
+    reshapes it (a copy), and a stack whose batch dims must be broadcast is expanded and
+    reshaped (a copy); an operand used as it is stays shared, and its version is checked."""
+    batch_x = x_shape[:-2] if len(x_shape) >= 3 else ()
+    batch_y = y_shape[:-2] if len(y_shape) >= 3 else ()
+    count_x, count_y = math.prod(batch_x), math.prod(batch_y)
+    if count_y == 1:  # b is one matrix (or vector): a's stack is folded into one matrix, a view
+        return False, False
+    if count_x == 1:  # a is one matrix (or vector): b's stack is transposed and copied
+        return False, True
+    count = math.prod(np.broadcast_shapes(batch_x, batch_y))
+    return count_x != count, count_y != count
+
+
+def _keep_own_copy(node: Node, position: int) -> None:
+    """The node keeps a copy of saved value `position`, with a counter of its own that
+    nothing changes: the operand it came from may then change in place freely."""
+    saved, checks = list(node._saved), []
+    for where, source, counter, version in node._checks:
+        if where == position:
+            saved[where] = saved[where].copy()
+            counter = _make(saved[where]).version_counter()
+            version = counter.value
+        checks.append((where, source, counter, version))
+    node._saved, node._checks = tuple(saved), tuple(checks)
 
 
 # c = β·input + α·(mat1 @ mat2): nn.Linear's b + x·Wᵀ as one op ---------------------------------------

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ..core import dtypes, random, views
-from ..core.creation import tensor
+from ..core.creation import fill_number, tensor
 from ..core.grad_mode import _state as _grad_state
 from ..core.grad_mode import check_inplace_allowed, no_grad
 from ..core.graph import OUTPUT, Node
@@ -99,8 +99,9 @@ def _output_now_lives_in(node: Node, tensor: Tensor) -> None:
     node._saved, node._checks = tuple(saved), tuple(checks)
 
 
-def _write(t: Tensor, name: str, result: Tensor) -> None:
-    """Copy the new values into t's memory, and bump its version counter."""
+def _write(t: Tensor, name: str, result: Tensor, recording: bool = False) -> None:
+    """Copy the new values into t's memory, and bump its version counter.
+    `recording`: the write is recorded in the graph (see _write_through_root)."""
     if result.shape != t.shape:
         raise RuntimeError(  # PyTorch's sentence first, then which op
             f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(result.shape)} "
@@ -116,7 +117,7 @@ def _write(t: Tensor, name: str, result: Tensor) -> None:
     if t._data.flags.writeable:
         np.copyto(t._data, result._data, casting="same_kind")
     elif _shows_an_expand(t):
-        _write_through_root(t, name, result._data)
+        _write_through_root(t, name, result._data, recording)
     else:
         raise RuntimeError(f"{name}: this tensor's memory is read-only; clone() it first")
     t._bump_version()
@@ -135,7 +136,7 @@ def _positions_in_root(root: Tensor, replays: list) -> np.ndarray:
         return views.replay(numbering, replays)._data.copy()
 
 
-def _write_through_root(t: Tensor, name: str, values: np.ndarray) -> None:
+def _write_through_root(t: Tensor, name: str, values: np.ndarray, recording: bool) -> None:
     """Write into a view of an expand()-ed tensor. numpy marks every expanded array
     read-only, since its elements share memory; PyTorch refuses such a write only
     if two of the written elements are one memory location (x.expand(3).mul_(2)), and
@@ -144,8 +145,10 @@ def _write_through_root(t: Tensor, name: str, values: np.ndarray) -> None:
     root, replays = views.memory_owner(t)
     positions = _positions_in_root(root, replays).ravel()
     # fill_ (and zero_) is the exception: it gives every copy the same value, and PyTorch
-    # does not check (x.expand(3).zero_() works)
-    if name != "fill_" and np.unique(positions).size < positions.size:  # PyTorch's words
+    # does not check (x.expand(3).zero_() works), unless autograd records the write: its
+    # CopySlices copies the view's values into the base one by one, and refuses
+    unchecked = name in ("fill_", "zero_") and not recording
+    if not unchecked and np.unique(positions).size < positions.size:  # PyTorch's words
         raise RuntimeError(
             f"{name}: unsupported operation: more than one element of the written-to tensor "
             "refers to a single memory location. Please clone() the tensor before performing "
@@ -253,7 +256,7 @@ def _inplace_on_view(t: Tensor, name: str, compute) -> Tensor:
     current = views.replay(root, replays)
     old = _make(current._data.copy(), current._grad_fn)
     result = compute(old)
-    _write(t, name, result)  # into t's memory, which is the root's
+    _write(t, name, result, recording=True)  # into t's memory, which is the root's
     if result._grad_fn is not None:
         _output_now_lives_in(result._grad_fn, t)
     # 2. the root's new history: CopySlices of its old history and the new value.
@@ -330,39 +333,40 @@ class FillBackward0(Node):
 
 def fill_(t, value):
     __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
-    value = float(value) if t._data.dtype.kind == "f" else value
-    check_number_fits(t, value, "fill_")
-    return _inplace(t, "fill_", lambda old: record(FillBackward0, np.full_like(old._data, value), (old,)))
+    return _fill(t, value, "fill_")
 
 
-# PyTorch's C++ type names, as its "value cannot be converted to type ... without overflow" says them
-_CPP_INT_NAMES = {
-    "int64": "int64_t",
-    "int32": "int",
-    "int16": "int16_t",
-    "int8": "int8_t",
-    "uint8": "uint8_t",
-}
+def _fill(t, value, name: str):
+    """fill_, and zero_ under its own name in errors."""
+    __tracebackhide__ = True
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
+            )
+        # a tensor is copied as copy_ does, without the number check (PyTorch's rule too)
+        with np.errstate(all="ignore"):  # 300 as int8 wraps to 44, as in PyTorch
+            value = value._data.reshape(()).astype(t._data.dtype)
+    else:
+        if not isinstance(value, (bool, int, float, complex, np.bool_, np.number)):
+            raise TypeError(
+                f"fill_() received an invalid combination of arguments - got ({type(value).__name__}), "
+                "but expected one of: (Tensor value), (Number value)"
+            )
+        value = fill_number(value, t._data.dtype, name, into=t)
+    return _inplace(t, name, lambda old: record(FillBackward0, np.full_like(old._data, value), (old,)))
 
 
-def check_number_fits(t, value, op: str) -> None:
-    """A number written into an integer tensor must fit its dtype, as PyTorch checks:
-    numpy's cast would silently turn inf into -2**63."""
-    dtype = t._data.dtype
-    if dtype.kind not in "iu":
-        return
-    number = float(value) if not isinstance(value, (int, np.integer)) else int(value)
-    limits = np.iinfo(dtype)
-    if not (np.isfinite(number) and limits.min <= number < limits.max + 1):
-        raise RuntimeError(
-            f"{op}: value cannot be converted to type {_CPP_INT_NAMES[dtype.name]} without overflow: "
-            f"{value} (the tensor is {t.dtype!r})"
-        )
+def check_number_fits(t, value, op: str):
+    """A number written into a tensor must fit its dtype, as PyTorch checks (the rule
+    is creation.fill_number's, shared with full and fill_). Returns the number as the
+    tensor will hold it (-1 is 255 in a uint8 tensor)."""
+    return fill_number(value, t._data.dtype, op, into=t)
 
 
 def zero_(t):
     __tracebackhide__ = True  # IPython: a learner's traceback ends at their own line
-    return fill_(t, 0)
+    return _fill(t, 0, "zero_")
 
 
 # normal_, uniform_: new random values (the DCGAN idiom `m.weight.data.normal_(0, 0.02)`),
@@ -519,7 +523,7 @@ def setitem(t, index, value):
     # a number is converted to the tensor's dtype first, and so is a one-element value
     # written through one mask (PyTorch's masked_fill_), even where the mask is all False
     if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
-        check_number_fits(t, value, "x[index] = value")
+        value = check_number_fits(t, value, "x[index] = value")
     elif value_is_tensor and value.numel() == 1 and isinstance(index, np.ndarray) and index.dtype == bool:
         check_number_fits(t, value._data.reshape(()).item(), "x[index] = value")
     value = operand(value)

@@ -178,18 +178,18 @@ class EinsumBackward0(Node):
     )
 
     def vjp(self, xp, g, *operands):
-        inputs, output, sizes = self.args
+        inputs, output, sizes, shapes = self.args
         run = np.einsum if xp is numpy_math else einsum
         grads = []
         for k, subscripts in enumerate(inputs):
             if not self.needs(k):
                 grads.append(None)
                 continue
-            grads.append(_einsum_grad(xp, run, g, operands, inputs, output, sizes, k, subscripts))
+            grads.append(_einsum_grad(xp, run, g, operands, inputs, output, sizes, shapes[k], k, subscripts))
         return tuple(grads)
 
 
-def _einsum_grad(xp, run, g, operands, inputs, output, sizes, k, subscripts):
+def _einsum_grad(xp, run, g, operands, inputs, output, sizes, shape, k, subscripts):
     fresh = iter(c for c in string.ascii_letters if c not in sizes)
     renamed, deltas = [], []
     for letter in subscripts:
@@ -206,7 +206,6 @@ def _einsum_grad(xp, run, g, operands, inputs, output, sizes, k, subscripts):
     known = set("".join(terms))
     target = "".join(c for c in renamed if c in known)
     grad = run(",".join(terms) + "->" + target, *values)
-    shape = data(operands[k]).shape
     if len(target) < len(renamed):  # letters only this operand had: broadcast back along them
         grad = xp.reshape(grad, tuple(grad.shape[target.index(c)] if c in known else 1 for c in renamed))
         grad = xp.expand(
@@ -235,8 +234,26 @@ def einsum(equation: str, *operands) -> Tensor:
         )
     out = np.einsum(",".join(inputs) + "->" + output, *arrays)
     out = np.asarray(out)
+    shapes = tuple(x.shape for x in arrays)
     return record(
-        EinsumBackward0, out, tuple(tensors), saved=tuple(tensors), args=(tuple(inputs), output, sizes)
+        EinsumBackward0,
+        out,
+        tuple(tensors),
+        saved=_einsum_saved(tensors),
+        args=(tuple(inputs), output, sizes, shapes),
+    )
+
+
+def _einsum_saved(tensors: list) -> tuple:
+    """What einsum's backward needs. Operand k's gradient uses only the other operands
+    (and operand k's shape), so operand k is saved only if another operand needs a
+    gradient: one operand (a sum, a transpose, a diagonal) saves nothing, and of two,
+    each is saved only if the other needs a gradient, as for a @ b. PyTorch, which
+    contracts three or more operands pairwise, saves the intermediate products instead
+    of some operands; autogradviz does not make those, so it keeps the operands."""
+    return tuple(
+        t if any(other._requires_grad for j, other in enumerate(tensors) if j != k) else None
+        for k, t in enumerate(tensors)
     )
 
 
